@@ -1,0 +1,5 @@
+#ifndef SLEEPLEDGER_COPENSSL_SHIM_H
+#define SLEEPLEDGER_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#endif
