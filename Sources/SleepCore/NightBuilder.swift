@@ -4,8 +4,8 @@
 ///
 /// Pure and deterministic: the result does not depend on the order of the input, exact
 /// duplicates change nothing, and zones are resolved once per night or nap, not per
-/// sample. Samples whose end is not after their start are ignored (validation rejects
-/// them before they get here).
+/// sample. Samples whose end is not after their start, or with an instant beyond
+/// ±2^53 seconds, are ignored (validation rejects them before they get here).
 public struct NightBuilder: Sendable {
     /// The rule constants.
     public var rules: NightRules
@@ -16,6 +16,10 @@ public struct NightBuilder: Sendable {
     }
 
     private typealias Piece = StageUnion.Piece
+
+    /// Instants beyond ±2^53 seconds (about 285 million years) are not real samples; the
+    /// limit keeps every sum and difference far from overflow.
+    static let instantLimit: Int64 = 1 << 53
 
     /// A run of one source's asleep samples joined by rule 1.
     private struct Cluster {
@@ -47,6 +51,7 @@ public struct NightBuilder: Sendable {
     ///   - userTimeZoneIdentifier: the user's configured IANA zone, used for samples
     ///     without a valid `HKTimeZone`.
     public func build(from samples: [SleepSample], userTimeZoneIdentifier: String? = nil) -> NightBuildResult {
+        let rules = rules.clamped
         var resolver = SampleZoneResolver(userTimeZoneIdentifier: userTimeZoneIdentifier)
 
         // Group asleep samples by source; collect in-bed starts of every source (rule 6).
@@ -58,7 +63,8 @@ public struct NightBuilder: Sendable {
         var lastSourceID = -1
         for index in samples.indices {
             let sample = samples[index]
-            guard sample.end > sample.start else { continue }
+            guard sample.end > sample.start, sample.start >= -Self.instantLimit, sample.end <= Self.instantLimit
+            else { continue }
             if sample.stage == .inBed { inBedStarts.append(sample.start) }
             guard let rank = StageUnion.rank(of: sample.stage) else { continue }
             let sourceID: Int
@@ -216,7 +222,7 @@ public struct NightBuilder: Sendable {
             let nightSegments = Array(segments[firstSegment..<lastSegment])
             nights.append(
                 makeNight(
-                    candidate: candidate, segments: nightSegments, zone: chosen.zone, wakeDay: chosen.wakeDay,
+                    rules: rules, candidate: candidate, segments: nightSegments, zone: chosen.zone, wakeDay: chosen.wakeDay,
                     inBedStarts: inBedStarts,
                     source: sourceNames[sourceOrder[candidate.sourceRank]],
                     setAsideSources: setAside[nightID].sorted().map { sourceNames[sourceOrder[$0]] }))
@@ -226,7 +232,7 @@ public struct NightBuilder: Sendable {
     }
 
     private func makeNight(
-        candidate: Candidate, segments: [StageSegment], zone: ResolvedZone, wakeDay: LocalDate,
+        rules: NightRules, candidate: Candidate, segments: [StageSegment], zone: ResolvedZone, wakeDay: LocalDate,
         inBedStarts: [Int64], source: String, setAsideSources: [String]
     ) -> Night {
         var stages = StageSeconds()

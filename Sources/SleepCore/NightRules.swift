@@ -37,4 +37,16 @@ public struct NightRules: Sendable, Hashable, Codable {
 
     /// The spec's defaults.
     public static let standard = NightRules()
+
+    /// The rules with every value clamped to 0 ... 2^40 seconds, as the builder uses them
+    /// (a negative or astronomically large setting cannot make it overflow).
+    public var clamped: NightRules {
+        func clamp(_ value: Int64) -> Int64 { min(max(value, 0), 1 << 40) }
+        return NightRules(
+            clusterJoinGapSeconds: clamp(clusterJoinGapSeconds),
+            fragmentChainGapSeconds: clamp(fragmentChainGapSeconds),
+            mainSleepMinimumSeconds: clamp(mainSleepMinimumSeconds),
+            wakeUpMinimumSeconds: clamp(wakeUpMinimumSeconds),
+            inBedLookbackSeconds: clamp(inBedLookbackSeconds))
+    }
 }

@@ -254,6 +254,24 @@ struct NightRuleTests {
         #expect(result.naps.isEmpty)
     }
 
+    @Test("Extreme instants and settings are ignored or clamped, never a crash")
+    func extremes() {
+        let result = NightBuilder(
+            rules: NightRules(
+                clusterJoinGapSeconds: .max, fragmentChainGapSeconds: .min, mainSleepMinimumSeconds: -5,
+                wakeUpMinimumSeconds: .max, inBedLookbackSeconds: .max)
+        ).build(from: [
+            SleepSample(source: "A", start: .min, end: .max, stage: .core),
+            SleepSample(source: "A", start: 0, end: .max, stage: .inBed),  // ignored
+            SleepSample(source: "B", start: 0, end: 10_000, stage: .inBed),
+            SleepSample(source: "A", start: 100, end: 200, stage: .core),
+        ])
+        #expect(result.nights.count == 1)
+        #expect(result.nights.first?.asleepSeconds == 100)
+        #expect(result.nights.first?.latencySeconds == 100)
+        #expect(NightRules(clusterJoinGapSeconds: -1).clamped.clusterJoinGapSeconds == 0)
+    }
+
     @Test("Custom rules are honoured")
     func customRules() {
         let rules = NightRules(mainSleepMinimumSeconds: 4 * hour)
