@@ -73,6 +73,42 @@ struct TimeZoneTests {
         #expect(night.asleepSeconds == 8 * hour)
     }
 
+    @Test("Samples differing only in zone give the same night zone in any input order")
+    func zoneChoiceIndependentOfOrder() {
+        let tokyo = SleepSample(
+            source: "Watch", start: instant("2026-06-12 14:00"), end: instant("2026-06-12 21:00"), stage: .core,
+            timeZoneIdentifier: "Asia/Tokyo")
+        var london = tokyo
+        london.timeZoneIdentifier = "Europe/London"
+        let forward = build([tokyo, london]).nights
+        let backward = build([london, tokyo]).nights
+        #expect(forward == backward)
+        #expect(forward.count == 1)
+        // 21:00Z is 06:00 June 13 in Tokyo but 22:00 June 12 in London.
+        #expect(forward.first?.timeZoneIdentifier == "Europe/London")
+        #expect(forward.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 12))
+    }
+
+    @Test("A nap's day is read in the zone of the sample that ends it")
+    func napDayInItsOwnZone() throws {
+        // 14:00-14:40 PDT June 12 = 21:00-21:40Z; in the user's Berlin zone that is 23:40.
+        let nap = SleepSample(
+            source: "Watch", start: instant("2026-06-12 21:00"), end: instant("2026-06-12 21:40"), stage: .core,
+            timeZoneIdentifier: "America/Los_Angeles")
+        let result = build([nap], userZone: "Europe/Berlin")
+        let kept = try #require(result.naps.first)
+        #expect(kept.wakeDay == LocalDate(year: 2026, month: 6, day: 12))
+        #expect(kept.timeZoneIdentifier == "America/Los_Angeles")
+        // 16:30-17:10 PDT = 23:30-00:10Z: June 12 in Los Angeles, June 13 in Berlin.
+        let late = SleepSample(
+            source: "Watch", start: instant("2026-06-12 23:30"), end: instant("2026-06-13 00:10"), stage: .core,
+            timeZoneIdentifier: "America/Los_Angeles")
+        #expect(build([late], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 12))
+        var unzoned = late
+        unzoned.timeZoneIdentifier = nil
+        #expect(build([unzoned], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 13))
+    }
+
     @Test("Zone order: valid HKTimeZone, else the user's zone, else the printed offset, else UTC")
     func resolutionOrder() {
         var resolver = SampleZoneResolver(userTimeZoneIdentifier: "Europe/Berlin")
