@@ -1,0 +1,63 @@
+import Foundation
+
+/// Converts UTC instants to local clock readings in a night's zone, caching one
+/// `TimeZone` per identifier. Unknown identifiers fall back to a `GMT+hh:mm` parse, then
+/// to UTC, so no input can trap.
+struct LocalClock {
+    private var zones: [String: TimeZone] = [:]
+
+    /// Seconds east of UTC in `zone` at `instant`.
+    mutating func offset(zone identifier: String, at instant: Int64) -> Int64 {
+        let zone: TimeZone
+        if let cached = zones[identifier] {
+            zone = cached
+        } else {
+            zone = LocalClock.resolve(identifier)
+            zones[identifier] = zone
+        }
+        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant))))
+    }
+
+    /// Local wall-clock seconds since 1970-01-01T00:00 (local), i.e. instant + offset.
+    mutating func localSeconds(zone: String, at instant: Int64) -> Int64 {
+        instant + offset(zone: zone, at: instant)
+    }
+
+    /// The instant of local 12:00 on `day` in `zone` (two fixed-point steps, exact except
+    /// inside a transition at noon, which no real zone has).
+    mutating func noon(of day: LocalDate, zone: String) -> Int64 {
+        let wall = Int64(day.daysSinceEpoch) * 86_400 + 43_200
+        let first = wall - offset(zone: zone, at: wall)
+        return wall - offset(zone: zone, at: first)
+    }
+
+    private static func resolve(_ identifier: String) -> TimeZone {
+        if let zone = TimeZone(identifier: identifier) { return zone }
+        if let seconds = fixedOffset(identifier), let zone = TimeZone(secondsFromGMT: seconds) {
+            return zone
+        }
+        return TimeZone(secondsFromGMT: 0) ?? TimeZone.gmt
+    }
+
+    /// Parses `GMT+hh:mm`, `GMT-hhmm` or `UTC+hh`.
+    private static func fixedOffset(_ identifier: String) -> Int? {
+        var text = Substring(identifier)
+        if text.hasPrefix("GMT") || text.hasPrefix("UTC") { text = text.dropFirst(3) } else { return nil }
+        guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
+        let digits = text.dropFirst().filter { $0 != ":" }
+        guard !digits.isEmpty, digits.count <= 4, let value = Int(digits) else { return nil }
+        let (hours, minutes) = digits.count <= 2 ? (value, 0) : (value / 100, value % 100)
+        guard hours <= 18, minutes < 60 else { return nil }
+        let seconds = hours * 3600 + minutes * 60
+        return sign == "-" ? -seconds : seconds
+    }
+}
+
+/// Floor division and modulo for local-time arithmetic on possibly negative values.
+func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+/// The non-negative remainder of `a` modulo `b`.
+func floorModulo(_ a: Int64, _ b: Int64) -> Int64 { a - floorDivide(a, b) * b }
