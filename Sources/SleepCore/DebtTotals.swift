@@ -31,17 +31,26 @@ public struct DebtTotals: Sendable, Hashable, Codable {
 
     /// Computes the totals of `nights` (all of them count as tracked) against `goals`.
     public init(nights: some Sequence<Night>, goals: SleepGoals, rules: MetricRules = .standard) {
+        self.init(asleepSeconds: nights.map(\.asleepSeconds), goals: goals, rules: rules)
+    }
+
+    /// Computes the totals of a window of timeline nights.
+    init(timeline nights: ArraySlice<TimelineNight>, goals: SleepGoals, rules: MetricRules) {
+        self.init(asleepSeconds: nights.map(\.asleepSeconds), goals: goals, rules: rules)
+    }
+
+    /// Computes the totals of nights given by their asleep seconds.
+    init(asleepSeconds values: [Int64], goals: SleepGoals, rules: MetricRules) {
         var debt: Int64 = 0
         var net: Int64 = 0
         var asleep: Int64 = 0
-        var count = 0
-        for night in nights {
-            let balance = night.asleepSeconds - goals.targetSeconds
+        for value in values {
+            let balance = value - goals.targetSeconds
             net += balance
             debt += max(0, -balance)
-            asleep += night.asleepSeconds
-            count += 1
+            asleep += value
         }
+        let count = values.count
         self.init(
             debtSeconds: debt, netBalanceSeconds: net, trackedNights: count,
             averageNightlyBalanceSeconds: count == 0 ? nil : roundedAverage(net, count),

@@ -45,12 +45,11 @@ public struct LastNightSummary: Sendable, Hashable, Codable {
 
     /// Summarises `night`, reading local times in its own zone.
     public init(night: Night) {
-        var clock = LocalClock()
-        self.init(TimelineNight(night, clock: &clock))
+        let timeline = NightTimeline([night])
+        self.init(timeline.nights[0], night: night)
     }
 
-    init(_ item: TimelineNight) {
-        let night = item.night
+    init(_ item: TimelineNight, night: Night) {
         self.init(
             wakeDay: night.wakeDay, timeZoneIdentifier: night.timeZoneIdentifier,
             asleepSeconds: night.asleepSeconds, timeInBedSeconds: night.timeInBedSeconds,

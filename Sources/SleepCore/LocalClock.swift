@@ -3,11 +3,27 @@ import Foundation
 /// Converts UTC instants to local clock readings in a night's zone, caching one
 /// `TimeZone` per identifier. Unknown identifiers fall back to a `GMT+hh:mm` parse, then
 /// to UTC, so no input can trap.
+///
+/// Nights are read in wake-day order, so the clock also remembers, for the zone it read
+/// last, the span between two transitions of the zone's offset (from Foundation's
+/// `nextDaylightSavingTimeTransition(after:)`, which lists every offset change) and
+/// answers instants inside it without asking Foundation again.
 struct LocalClock {
     private var zones: [String: TimeZone] = [:]
+    private var currentIdentifier = ""
+    private var current: TimeZone?
+    private var constantFrom: Int64 = 0
+    private var constantUntil: Int64 = 0
+    private var constantOffset: Int64 = 0
 
     /// Seconds east of UTC in `zone` at `instant`.
     mutating func offset(zone identifier: String, at instant: Int64) -> Int64 {
+        if identifier == currentIdentifier, let zone = current {
+            if instant >= constantFrom, instant < constantUntil { return constantOffset }
+            if instant < constantFrom { return LocalClock.offset(of: zone, at: instant) }
+            remember(zone, around: instant)
+            return constantOffset
+        }
         let zone: TimeZone
         if let cached = zones[identifier] {
             zone = cached
@@ -15,7 +31,41 @@ struct LocalClock {
             zone = LocalClock.resolve(identifier)
             zones[identifier] = zone
         }
-        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant))))
+        currentIdentifier = identifier
+        current = zone
+        remember(zone, around: instant)
+        return constantOffset
+    }
+
+    /// Caches the constant-offset span of `zone` holding `instant`, reaching up to two days
+    /// back so the earlier readings of the same night also hit.
+    private mutating func remember(_ zone: TimeZone, around instant: Int64) {
+        let base = instant - 2 * 86_400
+        var from = base
+        var until = LocalClock.nextTransition(of: zone, after: base)
+        if until <= instant {
+            from = until
+            until = LocalClock.nextTransition(of: zone, after: from)
+        }
+        constantOffset = LocalClock.offset(of: zone, at: instant)
+        if instant >= from, instant < until {
+            constantFrom = from
+            constantUntil = until
+        } else {
+            constantFrom = instant
+            constantUntil = instant + 1
+        }
+    }
+
+    private static func offset(of zone: TimeZone, at instant: Int64) -> Int64 {
+        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant))))
+    }
+
+    private static func nextTransition(of zone: TimeZone, after instant: Int64) -> Int64 {
+        guard let next = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: Double(instant)))
+        else { return Int64.max }
+        let seconds = next.timeIntervalSince1970.rounded(.down)
+        return seconds < 9e18 ? Int64(seconds) : Int64.max
     }
 
     /// Local wall-clock seconds since 1970-01-01T00:00 (local), i.e. instant + offset.

@@ -30,15 +30,14 @@ public struct MidSleepJetLag: Sendable, Hashable, Codable {
     /// Computes the jet lag of `nights`; mid-sleep is the midpoint instant of onset and
     /// wake, read in the night's own zone. `nil` unless both groups have a night.
     public init?(nights: [Night]) {
-        var clock = LocalClock()
-        self.init(timeline: nights.map { TimelineNight($0, clock: &clock) }[...])
+        self.init(timeline: NightTimeline(nights).nights[...])
     }
 
     init?(timeline nights: ArraySlice<TimelineNight>) {
         var free: [Int64] = []
         var work: [Int64] = []
         for item in nights {
-            if item.night.wakeDay.isWeekend { free.append(item.midSleepClockSeconds) } else {
+            if item.isWeekend { free.append(item.midSleepClockSeconds) } else {
                 work.append(item.midSleepClockSeconds)
             }
         }

@@ -1,14 +1,31 @@
-/// A night together with the local-clock facts every metric needs, computed once.
+/// The scalars of a night that every metric needs, with its local-clock facts computed
+/// once. Kept free of the night's arrays and strings so window loops stay cheap.
 struct TimelineNight: Sendable {
-    /// The night itself.
-    let night: Night
-    /// `night.wakeDay.daysSinceEpoch`.
+    /// Position of the full `Night` in ``NightTimeline/source``.
+    let index: Int
+    /// `wakeDay.daysSinceEpoch`.
     let dayNumber: Int
+    /// Whether the wake day is a Saturday or Sunday.
+    let isWeekend: Bool
+    /// Asleep seconds.
+    let asleepSeconds: Int64
+    /// asleep / time in bed.
+    let efficiency: Double
+    /// Whether core, deep and rem cover at least half of the asleep time.
+    let hasStageData: Bool
+    /// Deep seconds.
+    let deepSeconds: Int64
+    /// REM seconds.
+    let remSeconds: Int64
+    /// Bedtime and wake instants (UTC seconds).
+    let bedtime: Int64
+    /// Wake instant.
+    let wake: Int64
     /// Local clock seconds after midnight of the bedtime.
     let bedtimeClockSeconds: Int64
     /// Local clock seconds after midnight of the midpoint of onset and wake.
     let midSleepClockSeconds: Int64
-    /// Local wall-clock seconds (instant + offset) of bedtime and wake, for display.
+    /// Local wall-clock seconds (instant + offset) of bedtime, for display.
     let bedtimeWallSeconds: Int64
     /// Local wall-clock seconds of the wake time.
     let wakeWallSeconds: Int64
@@ -16,30 +33,47 @@ struct TimelineNight: Sendable {
     /// day, as UTC instants.
     let coverage: TimeSpan
 
-    init(_ night: Night, clock: inout LocalClock) {
-        self.night = night
+    init(_ night: Night, index: Int, clock: inout LocalClock) {
+        self.index = index
         dayNumber = night.wakeDay.daysSinceEpoch
+        isWeekend = night.wakeDay.isWeekend
+        asleepSeconds = night.asleepSeconds
+        efficiency = night.efficiency
+        hasStageData = night.hasStageData
+        deepSeconds = night.stages.deep
+        remSeconds = night.stages.rem
+        bedtime = night.bedtime
+        wake = night.wake
         let zone = night.timeZoneIdentifier
+        let coverageStart = clock.noon(of: night.wakeDay.adding(days: -1), zone: zone)
         bedtimeWallSeconds = clock.localSeconds(zone: zone, at: night.bedtime)
-        wakeWallSeconds = clock.localSeconds(zone: zone, at: night.wake)
         bedtimeClockSeconds = floorModulo(bedtimeWallSeconds, 86_400)
         let mid = night.onset + (night.wake - night.onset) / 2
         midSleepClockSeconds = floorModulo(clock.localSeconds(zone: zone, at: mid), 86_400)
-        coverage = TimeSpan(
-            start: clock.noon(of: night.wakeDay.adding(days: -1), zone: zone),
-            end: clock.noon(of: night.wakeDay, zone: zone))
+        wakeWallSeconds = clock.localSeconds(zone: zone, at: night.wake)
+        coverage = TimeSpan(start: coverageStart, end: clock.noon(of: night.wakeDay, zone: zone))
     }
 }
 
 /// Nights sorted by wake day with binary search for windows of wake days.
 struct NightTimeline: Sendable {
-    /// Sorted by wake day, then onset (stable for equal keys).
+    /// The full nights, sorted by wake day, then onset.
+    let source: [Night]
+    /// Their metric scalars, in the same order.
     let nights: [TimelineNight]
 
     init(_ input: [Night]) {
+        // Sort small keys, then gather, instead of moving whole nights around.
+        let keys = input.indices.map { (day: input[$0].wakeDay.daysSinceEpoch, onset: input[$0].onset, index: $0) }
+            .sorted { ($0.day, $0.onset, $0.index) < ($1.day, $1.onset, $1.index) }
+        let sorted = keys.map { input[$0.index] }
         var clock = LocalClock()
-        var items = input.map { TimelineNight($0, clock: &clock) }
-        items.sort { ($0.dayNumber, $0.night.onset) < ($1.dayNumber, $1.night.onset) }
+        var items: [TimelineNight] = []
+        items.reserveCapacity(sorted.count)
+        for (index, night) in sorted.enumerated() {
+            items.append(TimelineNight(night, index: index, clock: &clock))
+        }
+        source = sorted
         nights = items
     }
 

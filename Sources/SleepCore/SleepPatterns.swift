@@ -107,8 +107,7 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
     /// Examines `nights` (all tracked); `nil` with fewer than the minimum (default 5).
     /// Local bedtimes are read in each night's own zone.
     public init?(nights: [Night], rules: MetricRules = .standard) {
-        var clock = LocalClock()
-        self.init(timeline: nights.map { TimelineNight($0, clock: &clock) }[...], rules: rules)
+        self.init(timeline: NightTimeline(nights).nights[...], rules: rules)
     }
 
     init?(timeline nights: ArraySlice<TimelineNight>, rules: MetricRules) {
@@ -123,17 +122,16 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
         var rem = 0.0
         var staged = 0
         for item in nights {
-            let night = item.night
-            if night.wakeDay.isWeekend {
-                weekend = (weekend.seconds + night.asleepSeconds, weekend.count + 1)
+            if item.isWeekend {
+                weekend = (weekend.seconds + item.asleepSeconds, weekend.count + 1)
             } else {
-                workday = (workday.seconds + night.asleepSeconds, workday.count + 1)
+                workday = (workday.seconds + item.asleepSeconds, workday.count + 1)
             }
             let hour = Int(item.bedtimeClockSeconds / 3600)
             if hour >= rules.lateBedtimeFromHour, hour < rules.lateBedtimeUntilHour { late += 1 }
-            if night.hasStageData, night.asleepSeconds > 0 {
-                deep += Double(night.stages.deep) / Double(night.asleepSeconds)
-                rem += Double(night.stages.rem) / Double(night.asleepSeconds)
+            if item.hasStageData, item.asleepSeconds > 0 {
+                deep += Double(item.deepSeconds) / Double(item.asleepSeconds)
+                rem += Double(item.remSeconds) / Double(item.asleepSeconds)
                 staged += 1
             }
         }

@@ -27,18 +27,19 @@ public struct SleepRegularity: Sendable, Hashable, Codable {
     /// The SRI of `nights` (all tracked); `nil` when no instant and its +24 h are both
     /// covered (for example a single night).
     public init?(nights: [Night]) {
-        var clock = LocalClock()
-        self.init(timeline: nights.map { TimelineNight($0, clock: &clock) }[...])
+        let timeline = NightTimeline(nights)
+        self.init(timeline: timeline.nights[...], source: timeline.source)
     }
 
-    init?(timeline nights: ArraySlice<TimelineNight>) {
+    /// The SRI of a window of `source`'s nights.
+    init?(timeline nights: ArraySlice<TimelineNight>, source: [Night]) {
         var coverage: [TimeSpan] = []
         var asleep: [TimeSpan] = []
         coverage.reserveCapacity(nights.count * 2)
         for item in nights {
             coverage.append(item.coverage)
-            coverage.append(TimeSpan(start: item.night.bedtime, end: item.night.wake))
-            asleep.append(contentsOf: item.night.asleepIntervals)
+            coverage.append(TimeSpan(start: item.bedtime, end: item.wake))
+            asleep.append(contentsOf: source[item.index].asleepIntervals)
         }
         let covered = Intervals.union(coverage)
         let day: Int64 = 86_400

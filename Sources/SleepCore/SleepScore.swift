@@ -20,9 +20,7 @@ public struct SleepScore: Sendable, Hashable, Codable {
 
     /// Scores `nights` (all tracked). Bedtimes are read in each night's own zone.
     public init(nights: [Night], rules: ScoreRules = ScoreRules()) {
-        var clock = LocalClock()
-        let items = nights.map { TimelineNight($0, clock: &clock) }
-        self.init(timeline: items[...], rules: rules)
+        self.init(timeline: NightTimeline(nights).nights[...], rules: rules)
     }
 
     init(timeline nights: ArraySlice<TimelineNight>, rules: ScoreRules) {
@@ -37,15 +35,14 @@ public struct SleepScore: Sendable, Hashable, Codable {
         var stageScores: [Double] = []
         bedtimes.reserveCapacity(nights.count)
         for item in nights {
-            let night = item.night
-            asleep += Double(night.asleepSeconds)
-            efficiency += night.efficiency
+            asleep += Double(item.asleepSeconds)
+            efficiency += item.efficiency
             bedtimes.append(Double(item.bedtimeClockSeconds) / 60)
-            if night.hasStageData, night.asleepSeconds > 0 {
-                let total = Double(night.asleepSeconds)
+            if item.hasStageData, item.asleepSeconds > 0 {
+                let total = Double(item.asleepSeconds)
                 stageScores.append(ScoreComponents.nightStagesScore(
-                    deepFraction: Double(night.stages.deep) / total,
-                    remFraction: Double(night.stages.rem) / total, rules: rules))
+                    deepFraction: Double(item.deepSeconds) / total,
+                    remFraction: Double(item.remSeconds) / total, rules: rules))
             }
         }
         let components = ScoreComponents(

@@ -33,11 +33,11 @@ public struct SummaryBuilder: Sendable {
         var cumulative: Int64 = 0
         for range in horizon.buckets(asOf: asOf) {
             let inBucket = horizon == .daily ? latest : timeline.slice(range)
-            let totals = DebtTotals(nights: inBucket.lazy.map(\.night), goals: goals, rules: rules)
+            let totals = DebtTotals(timeline: inBucket, goals: goals, rules: rules)
             cumulative += totals.debtSeconds
+            let asleep = inBucket.reduce(Int64(0)) { $0 + $1.asleepSeconds }
             let below = totals.trackedNights > 0
-                && band.isBelowMinimum(asleepSeconds: Double(inBucket.reduce(Int64(0)) { $0 + $1.night.asleepSeconds })
-                    / Double(totals.trackedNights))
+                && band.isBelowMinimum(asleepSeconds: Double(asleep) / Double(totals.trackedNights))
             buckets.append(HorizonBucket(
                 range: range, debtSeconds: totals.debtSeconds, netBalanceSeconds: totals.netBalanceSeconds,
                 trackedNights: totals.trackedNights, averageAsleepSeconds: totals.averageAsleepSeconds,
@@ -46,21 +46,24 @@ public struct SummaryBuilder: Sendable {
 
         let span = max(1, rules.rollingWindowNights)
         let rollingBalances = timeline.slice(asOfDay - span + 1, asOfDay).map {
-            (day: $0.dayNumber, balance: Double(goals.targetSeconds - $0.night.asleepSeconds))
+            (day: $0.dayNumber, balance: Double(goals.targetSeconds - $0.asleepSeconds))
         }
         let weeklyWindow = Horizon.weekly.window(asOf: asOf)
+        let week = timeline.slice(weeklyWindow)
 
         return Summary(
             asOf: asOf, horizon: horizon, window: window, goalBand: band,
-            debt: DebtTotals(nights: nights.lazy.map(\.night), goals: goals, rules: rules),
+            debt: DebtTotals(timeline: nights, goals: goals, rules: rules),
             buckets: buckets,
             rollingDebt: RollingDebt(balances: rollingBalances, goals: goals, asOf: asOf, rules: rules),
             score: SleepScore(timeline: nights, rules: rules.score),
-            lastNight: latest.first.map(LastNightSummary.init),
-            weekly: WeeklyQuickStats(window: weeklyWindow, nights: timeline.slice(weeklyWindow).map(\.night), goals: goals),
-            trend: SleepTrend(asleepSeconds: nights.map(\.night.asleepSeconds), rules: rules),
+            lastNight: latest.first.map { LastNightSummary($0, night: timeline.source[$0.index]) },
+            weekly: WeeklyQuickStats(
+                window: weeklyWindow, asleepSeconds: week.map(\.asleepSeconds), efficiencies: week.map(\.efficiency),
+                goals: goals),
+            trend: SleepTrend(asleepSeconds: nights.map(\.asleepSeconds), rules: rules),
             patterns: SleepPatterns(timeline: nights, rules: rules),
-            regularity: SleepRegularity(timeline: nights),
+            regularity: SleepRegularity(timeline: nights, source: timeline.source),
             midSleepJetLag: MidSleepJetLag(timeline: nights))
     }
 }

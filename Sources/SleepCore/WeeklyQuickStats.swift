@@ -37,15 +37,18 @@ public struct WeeklyQuickStats: Sendable, Hashable, Codable {
     /// `nights` are ignored).
     public init(nights: some Sequence<Night>, goals: SleepGoals, asOf: LocalDate) {
         let window = Horizon.weekly.window(asOf: asOf)
-        self.init(window: window, nights: nights.filter { window.contains($0.wakeDay) }, goals: goals)
+        let inWindow = nights.filter { window.contains($0.wakeDay) }
+        self.init(
+            window: window, asleepSeconds: inWindow.map(\.asleepSeconds), efficiencies: inWindow.map(\.efficiency),
+            goals: goals)
     }
 
-    init(window: WakeDayRange, nights: some Collection<Night>, goals: SleepGoals) {
-        let count = nights.count
+    init(window: WakeDayRange, asleepSeconds: [Int64], efficiencies: [Double], goals: SleepGoals) {
+        let count = asleepSeconds.count
         let minimumHours = SpecArithmetic.hours(Double(goals.minimumSeconds))
-        let compliant = nights.filter { SpecArithmetic.hours(Double($0.asleepSeconds)) >= minimumHours }.count
-        let asleep = nights.reduce(Int64(0)) { $0 + $1.asleepSeconds }
-        let efficiency = nights.reduce(0.0) { $0 + $1.efficiency }
+        let compliant = asleepSeconds.filter { SpecArithmetic.hours(Double($0)) >= minimumHours }.count
+        let asleep = asleepSeconds.reduce(Int64(0), +)
+        let efficiency = efficiencies.reduce(0.0, +)
         self.init(
             window: window, trackedNights: count, compliantNights: compliant,
             complianceText: "\(compliant)/\(count) nights",
