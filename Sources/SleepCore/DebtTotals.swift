@@ -35,7 +35,7 @@ public struct DebtTotals: Sendable, Hashable, Codable {
     }
 
     /// Computes the totals of a window of timeline nights.
-    init(timeline nights: ArraySlice<TimelineNight>, goals: SleepGoals, rules: MetricRules) {
+    init(timeline nights: ArraySlice<MetricNight>, goals: SleepGoals, rules: MetricRules) {
         self.init(asleepSeconds: nights.map(\.asleepSeconds), goals: goals, rules: rules)
     }
 
@@ -53,8 +53,8 @@ public struct DebtTotals: Sendable, Hashable, Codable {
         let count = values.count
         self.init(
             debtSeconds: debt, netBalanceSeconds: net, trackedNights: count,
-            averageNightlyBalanceSeconds: count == 0 ? nil : roundedAverage(net, count),
-            averageAsleepSeconds: count == 0 ? nil : roundedAverage(asleep, count),
+            averageNightlyBalanceSeconds: count == 0 ? nil : DebtTotals.roundedAverage(net, count),
+            averageAsleepSeconds: count == 0 ? nil : DebtTotals.roundedAverage(asleep, count),
             severity: DebtSeverity(debtSeconds: Double(debt), rules: rules))
     }
 
@@ -68,7 +68,9 @@ public struct DebtTotals: Sendable, Hashable, Codable {
     }
 }
 
-/// `total / count` rounded to the nearest whole second, half away from zero.
-func roundedAverage(_ total: Int64, _ count: Int) -> Int64 {
-    Int64((Double(total) / Double(count)).rounded())
+extension DebtTotals {
+    /// `total / count` rounded to the nearest whole second, half away from zero.
+    static func roundedAverage(_ total: Int64, _ count: Int) -> Int64 {
+        Int64((Double(total) / Double(count)).rounded())
+    }
 }

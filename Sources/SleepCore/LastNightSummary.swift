@@ -45,11 +45,11 @@ public struct LastNightSummary: Sendable, Hashable, Codable {
 
     /// Summarises `night`, reading local times in its own zone.
     public init(night: Night) {
-        let timeline = NightTimeline([night])
+        let timeline = MetricTimeline([night])
         self.init(timeline.nights[0], night: night)
     }
 
-    init(_ item: TimelineNight, night: Night) {
+    init(_ item: MetricNight, night: Night) {
         self.init(
             wakeDay: night.wakeDay, timeZoneIdentifier: night.timeZoneIdentifier,
             asleepSeconds: night.asleepSeconds, timeInBedSeconds: night.timeInBedSeconds,
@@ -61,8 +61,8 @@ public struct LastNightSummary: Sendable, Hashable, Codable {
 
     /// `YYYY-MM-DDTHH:MM:SS` of local wall-clock seconds since 1970-01-01T00:00.
     static func format(wall: Int64) -> String {
-        let day = LocalDate(daysSinceEpoch: Int(floorDivide(wall, 86_400)))
-        let second = floorModulo(wall, 86_400)
+        let day = LocalDate(daysSinceEpoch: Int(MetricZoneClock.floorDivide(wall, 86_400)))
+        let second = MetricZoneClock.floorModulo(wall, 86_400)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(day)T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
     }

@@ -30,10 +30,10 @@ public struct MidSleepJetLag: Sendable, Hashable, Codable {
     /// Computes the jet lag of `nights`; mid-sleep is the midpoint instant of onset and
     /// wake, read in the night's own zone. `nil` unless both groups have a night.
     public init?(nights: [Night]) {
-        self.init(timeline: NightTimeline(nights).nights[...])
+        self.init(timeline: MetricTimeline(nights).nights[...])
     }
 
-    init?(timeline nights: ArraySlice<TimelineNight>) {
+    init?(timeline nights: ArraySlice<MetricNight>) {
         var free: [Int64] = []
         var work: [Int64] = []
         for item in nights {

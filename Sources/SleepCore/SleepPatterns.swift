@@ -107,10 +107,10 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
     /// Examines `nights` (all tracked); `nil` with fewer than the minimum (default 5).
     /// Local bedtimes are read in each night's own zone.
     public init?(nights: [Night], rules: MetricRules = .standard) {
-        self.init(timeline: NightTimeline(nights).nights[...], rules: rules)
+        self.init(timeline: MetricTimeline(nights).nights[...], rules: rules)
     }
 
-    init?(timeline nights: ArraySlice<TimelineNight>, rules: MetricRules) {
+    init?(timeline nights: ArraySlice<MetricNight>, rules: MetricRules) {
         let n = nights.count
         guard n >= rules.patternMinimumTrackedNights, n > 0 else { return nil }
         self.init(trackedNights: n)

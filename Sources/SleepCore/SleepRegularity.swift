@@ -27,12 +27,12 @@ public struct SleepRegularity: Sendable, Hashable, Codable {
     /// The SRI of `nights` (all tracked); `nil` when no instant and its +24 h are both
     /// covered (for example a single night).
     public init?(nights: [Night]) {
-        let timeline = NightTimeline(nights)
+        let timeline = MetricTimeline(nights)
         self.init(timeline: timeline.nights[...], source: timeline.source)
     }
 
     /// The SRI of a window of `source`'s nights.
-    init?(timeline nights: ArraySlice<TimelineNight>, source: [Night]) {
+    init?(timeline nights: ArraySlice<MetricNight>, source: [Night]) {
         var coverage: [TimeSpan] = []
         var asleep: [TimeSpan] = []
         coverage.reserveCapacity(nights.count * 2)
@@ -41,15 +41,16 @@ public struct SleepRegularity: Sendable, Hashable, Codable {
             coverage.append(TimeSpan(start: item.bedtime, end: item.wake))
             asleep.append(contentsOf: source[item.index].asleepIntervals)
         }
-        let covered = Intervals.union(coverage)
+        let covered = RegularitySpans.union(coverage)
         let day: Int64 = 86_400
-        let paired = Intervals.intersection(covered, Intervals.shifted(covered, by: -day))
-        let total = Intervals.measure(paired)
+        let paired = RegularitySpans.intersection(covered, RegularitySpans.shifted(covered, by: -day))
+        let total = RegularitySpans.measure(paired)
         guard total > 0 else { return nil }
-        let asleepNow = Intervals.intersection(Intervals.union(asleep), paired)
-        let asleepLater = Intervals.intersection(Intervals.shifted(Intervals.union(asleep), by: -day), paired)
-        let both = Intervals.measure(Intervals.intersection(asleepNow, asleepLater))
-        let same = total - Intervals.measure(asleepNow) - Intervals.measure(asleepLater) + 2 * both
+        let asleepUnion = RegularitySpans.union(asleep)
+        let asleepNow = RegularitySpans.intersection(asleepUnion, paired)
+        let asleepLater = RegularitySpans.intersection(RegularitySpans.shifted(asleepUnion, by: -day), paired)
+        let both = RegularitySpans.measure(RegularitySpans.intersection(asleepNow, asleepLater))
+        let same = total - RegularitySpans.measure(asleepNow) - RegularitySpans.measure(asleepLater) + 2 * both
         self.init(index: -100 + 200 * Double(same) / Double(total), pairedSeconds: total, nights: nights.count)
     }
 
@@ -61,7 +62,7 @@ public struct SleepRegularity: Sendable, Hashable, Codable {
 }
 
 /// Sorted, disjoint half-open interval lists and their set operations, all linear.
-enum Intervals {
+private enum RegularitySpans {
     /// Sorts and merges overlapping or touching spans; drops empty ones.
     static func union(_ spans: [TimeSpan]) -> [TimeSpan] {
         let sorted = spans.filter { $0.end > $0.start }.sorted { $0.start < $1.start }

@@ -20,10 +20,10 @@ public struct SleepScore: Sendable, Hashable, Codable {
 
     /// Scores `nights` (all tracked). Bedtimes are read in each night's own zone.
     public init(nights: [Night], rules: ScoreRules = ScoreRules()) {
-        self.init(timeline: NightTimeline(nights).nights[...], rules: rules)
+        self.init(timeline: MetricTimeline(nights).nights[...], rules: rules)
     }
 
-    init(timeline nights: ArraySlice<TimelineNight>, rules: ScoreRules) {
+    init(timeline nights: ArraySlice<MetricNight>, rules: ScoreRules) {
         guard !nights.isEmpty else {
             self.init(overall: 0, grade: .veryPoor, components: nil, trackedNights: 0)
             return

@@ -6,13 +6,13 @@ public struct SummaryBuilder: Sendable {
     public let goals: SleepGoals
     /// The metric rules.
     public let rules: MetricRules
-    private let timeline: NightTimeline
+    private let timeline: MetricTimeline
 
     /// Prepares `nights` (tracked nights, any order; the night builder's output).
     public init(nights: [Night], goals: SleepGoals = SleepGoals(), rules: MetricRules = .standard) {
         self.goals = goals
         self.rules = rules
-        timeline = NightTimeline(nights)
+        timeline = MetricTimeline(nights)
     }
 
     /// The summaries of all six horizons, in ``Horizon/allCases`` order.
@@ -25,7 +25,7 @@ public struct SummaryBuilder: Sendable {
         let window = horizon.window(asOf: asOf)
         let asOfDay = asOf.daysSinceEpoch
         let recent = timeline.slice(asOfDay - 1, asOfDay)
-        let latest: ArraySlice<TimelineNight> = recent.isEmpty ? recent : recent.suffix(1)
+        let latest: ArraySlice<MetricNight> = recent.isEmpty ? recent : recent.suffix(1)
         let nights = horizon == .daily ? latest : timeline.slice(window)
         let band = GoalBand(goals: goals)
 

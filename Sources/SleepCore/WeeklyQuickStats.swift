@@ -53,7 +53,7 @@ public struct WeeklyQuickStats: Sendable, Hashable, Codable {
             window: window, trackedNights: count, compliantNights: compliant,
             complianceText: "\(compliant)/\(count) nights",
             complianceRate: count == 0 ? nil : Double(compliant) / Double(count),
-            averageAsleepSeconds: count == 0 ? nil : roundedAverage(asleep, count),
+            averageAsleepSeconds: count == 0 ? nil : DebtTotals.roundedAverage(asleep, count),
             averageAsleepHours: count == 0 ? nil : Double(asleep) / Double(count) / 3600,
             averageEfficiency: count == 0 ? nil : efficiency / Double(count))
     }

@@ -12,13 +12,13 @@ import Testing
     /// average balance -16,200 / 4 = -4,050 s.
     @Test func monthlySeries() {
         let nights = [
-            TestNight.make(wake: "2025-02-28", asleep: hours(4)),
-            TestNight.make(wake: "2025-03-02", asleep: hours(6)),
-            TestNight.make(wake: "2025-03-03", asleep: hours(9)),
-            TestNight.make(wake: "2025-03-04", asleep: hours(7.5)),
-            TestNight.make(wake: "2025-03-31", asleep: hours(5)),
+            MetricTestNight.make(wake: "2025-02-28", asleep: sleepHours(4)),
+            MetricTestNight.make(wake: "2025-03-02", asleep: sleepHours(6)),
+            MetricTestNight.make(wake: "2025-03-03", asleep: sleepHours(9)),
+            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7.5)),
+            MetricTestNight.make(wake: "2025-03-31", asleep: sleepHours(5)),
         ]
-        let summary = Summary.build(nights: nights.shuffled(), horizon: .monthly, asOf: day("2025-03-31"))
+        let summary = Summary.build(nights: nights.shuffled(), horizon: .monthly, asOf: wakeDate("2025-03-31"))
         let b = summary.buckets
         #expect(b.count == 6)
         #expect(b.map(\.debtSeconds) == [7200, 1800, 0, 0, 0, 10_800])
@@ -38,12 +38,12 @@ import Testing
     /// A bucket average of exactly the minimum is not below it.
     @Test func averageAtTheMinimumIsNotBelow() {
         let nights = [
-            TestNight.make(wake: "2025-03-03", asleep: hours(6.5)),
-            TestNight.make(wake: "2025-03-04", asleep: hours(7.5)),
+            MetricTestNight.make(wake: "2025-03-03", asleep: sleepHours(6.5)),
+            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7.5)),
         ]
-        let summary = Summary.build(nights: nights, horizon: .weekly, asOf: day("2025-03-04"))
+        let summary = Summary.build(nights: nights, horizon: .weekly, asOf: wakeDate("2025-03-04"))
         #expect(summary.buckets.map(\.isBelowMinimum) == [false, false, false, false, false, true, false])
-        let month = Summary.build(nights: nights, horizon: .monthly, asOf: day("2025-03-04"))
+        let month = Summary.build(nights: nights, horizon: .monthly, asOf: wakeDate("2025-03-04"))
         // 2025-03-03..03-04 is one ISO week bucket averaging exactly 7 h
         #expect(month.buckets.last?.averageAsleepSeconds == 25_200)
         #expect(month.buckets.last?.isBelowMinimum == false)
@@ -52,22 +52,22 @@ import Testing
     /// Daily: the latest night waking on the as-of day, else the day before, else none.
     @Test func dailyUsesTheLatestNight() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-03", asleep: hours(5)),
-            TestNight.make(wake: "2025-03-04", asleep: hours(6)),
-            TestNight.make(wake: "2025-03-05", asleep: hours(7)),
+            MetricTestNight.make(wake: "2025-03-03", asleep: sleepHours(5)),
+            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(6)),
+            MetricTestNight.make(wake: "2025-03-05", asleep: sleepHours(7)),
         ]
-        let today = Summary.build(nights: nights, horizon: .daily, asOf: day("2025-03-05"))
+        let today = Summary.build(nights: nights, horizon: .daily, asOf: wakeDate("2025-03-05"))
         #expect(today.debt.debtSeconds == 3600)
         #expect(today.debt.trackedNights == 1)
         #expect(today.buckets.count == 1)
-        #expect(today.lastNight?.wakeDay == day("2025-03-05"))
+        #expect(today.lastNight?.wakeDay == wakeDate("2025-03-05"))
         #expect(today.score.trackedNights == 1)
 
-        let dayAfter = Summary.build(nights: nights, horizon: .daily, asOf: day("2025-03-06"))
-        #expect(dayAfter.lastNight?.wakeDay == day("2025-03-05"))
+        let dayAfter = Summary.build(nights: nights, horizon: .daily, asOf: wakeDate("2025-03-06"))
+        #expect(dayAfter.lastNight?.wakeDay == wakeDate("2025-03-05"))
         #expect(dayAfter.debt.debtSeconds == 3600)
 
-        let twoDaysAfter = Summary.build(nights: nights, horizon: .daily, asOf: day("2025-03-07"))
+        let twoDaysAfter = Summary.build(nights: nights, horizon: .daily, asOf: wakeDate("2025-03-07"))
         #expect(twoDaysAfter.lastNight == nil)
         #expect(twoDaysAfter.debt.trackedNights == 0)
         #expect(twoDaysAfter.buckets.map(\.trackedNights) == [0])
@@ -80,12 +80,12 @@ import Testing
     /// debt ends at the headline debt.
     @Test(arguments: Horizon.allCases)
     func seriesAddsUpToTheHeadline(horizon: Horizon) {
-        let first = day("2015-01-01")
+        let first = wakeDate("2015-01-01")
         let nights = (0..<3700).map { i in
-            TestNight.make(wake: first.adding(days: i).description, asleep: hours(6) + Int64(i % 11) * 900)
+            MetricTestNight.make(wake: first.adding(days: i).description, asleep: sleepHours(6) + Int64(i % 11) * 900)
         }
         let builder = SummaryBuilder(nights: nights)
-        let summary = builder.summary(horizon: horizon, asOf: day("2025-02-15"))
+        let summary = builder.summary(horizon: horizon, asOf: wakeDate("2025-02-15"))
         #expect(summary.buckets.reduce(0) { $0 + $1.trackedNights } == summary.debt.trackedNights)
         #expect(summary.buckets.last?.cumulativeDebtSeconds == summary.debt.debtSeconds)
         #expect(summary.debt.trackedNights == (horizon == .daily ? 1 : summary.window.dayCount))

@@ -4,7 +4,7 @@ import Testing
 /// Horizon windows and chart buckets (spec section 4).
 @Suite struct HorizonTests {
     private func range(_ first: String, _ last: String) -> WakeDayRange {
-        WakeDayRange(first: day(first), last: day(last))
+        WakeDayRange(first: wakeDate(first), last: wakeDate(last))
     }
 
     @Test func rawValuesAreTheJSONNames() {
@@ -33,17 +33,17 @@ import Testing
         (.tenYears, "2025-06-30", "2015-07-01", "2025-06-30"),
     ])
     func windows(horizon: Horizon, asOf: String, first: String, last: String) {
-        #expect(horizon.window(asOf: day(asOf)) == range(first, last))
+        #expect(horizon.window(asOf: wakeDate(asOf)) == range(first, last))
     }
 
     @Test func yearWindowLengthFollowsLeapYears() {
-        #expect(Horizon.yearly.window(asOf: day("2024-12-31")).dayCount == 366)
-        #expect(Horizon.yearly.window(asOf: day("2025-12-31")).dayCount == 365)
-        #expect(Horizon.weekly.window(asOf: day("2025-03-01")).dayCount == 7)
+        #expect(Horizon.yearly.window(asOf: wakeDate("2024-12-31")).dayCount == 366)
+        #expect(Horizon.yearly.window(asOf: wakeDate("2025-12-31")).dayCount == 365)
+        #expect(Horizon.weekly.window(asOf: wakeDate("2025-03-01")).dayCount == 7)
     }
 
     @Test func weeklyHasOneBucketPerDay() {
-        let buckets = Horizon.weekly.buckets(asOf: day("2025-03-02"))
+        let buckets = Horizon.weekly.buckets(asOf: wakeDate("2025-03-02"))
         #expect(buckets.count == 7)
         #expect(buckets.first == range("2025-02-24", "2025-02-24"))
         #expect(buckets.last == range("2025-03-02", "2025-03-02"))
@@ -52,7 +52,7 @@ import Testing
     /// 2025-03-01 is a Saturday and 2025-03-31 a Monday: the window crosses six ISO weeks,
     /// the first (Sat-Sun) and last (Monday only) cut to the window.
     @Test func monthlyBucketsAreISOWeeksCutToTheWindow() {
-        #expect(Horizon.monthly.buckets(asOf: day("2025-03-31")) == [
+        #expect(Horizon.monthly.buckets(asOf: wakeDate("2025-03-31")) == [
             range("2025-03-01", "2025-03-02"),
             range("2025-03-03", "2025-03-09"),
             range("2025-03-10", "2025-03-16"),
@@ -64,7 +64,7 @@ import Testing
 
     /// Window 2024-03-16 ... 2025-03-15: 13 month buckets, the first and last partial.
     @Test func yearlyBucketsAreCalendarMonths() {
-        let buckets = Horizon.yearly.buckets(asOf: day("2025-03-15"))
+        let buckets = Horizon.yearly.buckets(asOf: wakeDate("2025-03-15"))
         #expect(buckets.count == 13)
         #expect(buckets[0] == range("2024-03-16", "2024-03-31"))
         #expect(buckets[1] == range("2024-04-01", "2024-04-30"))
@@ -74,19 +74,19 @@ import Testing
 
     /// From the leap day 2024-02-29: 2023-03 ... 2024-02, February 2024 with 29 days.
     @Test func yearlyBucketsFromALeapDay() {
-        let buckets = Horizon.yearly.buckets(asOf: day("2024-02-29"))
+        let buckets = Horizon.yearly.buckets(asOf: wakeDate("2024-02-29"))
         #expect(buckets.count == 12)
         #expect(buckets[0] == range("2023-03-01", "2023-03-31"))
         #expect(buckets[11] == range("2024-02-01", "2024-02-29"))
     }
 
     @Test func multiYearBucketsAreCalendarYears() {
-        #expect(Horizon.fiveYears.buckets(asOf: day("2028-02-29")) == [
+        #expect(Horizon.fiveYears.buckets(asOf: wakeDate("2028-02-29")) == [
             range("2023-03-01", "2023-12-31"), range("2024-01-01", "2024-12-31"),
             range("2025-01-01", "2025-12-31"), range("2026-01-01", "2026-12-31"),
             range("2027-01-01", "2027-12-31"), range("2028-01-01", "2028-02-29"),
         ])
-        let ten = Horizon.tenYears.buckets(asOf: day("2025-06-30"))
+        let ten = Horizon.tenYears.buckets(asOf: wakeDate("2025-06-30"))
         #expect(ten.count == 11)
         #expect(ten.first == range("2015-07-01", "2015-12-31"))
         #expect(ten.last == range("2025-01-01", "2025-06-30"))
@@ -95,7 +95,7 @@ import Testing
     /// Buckets tile the window exactly, for every horizon and a spread of as-of days.
     @Test(arguments: Horizon.allCases)
     func bucketsTileTheWindow(horizon: Horizon) {
-        var asOf = day("2023-12-25")
+        var asOf = wakeDate("2023-12-25")
         for _ in 0..<80 {
             let window = horizon.window(asOf: asOf)
             let buckets = horizon.buckets(asOf: asOf)

@@ -8,12 +8,12 @@ import Testing
     private func week(workday: Double, weekend: Double) -> [Night] {
         (3...9).map { d in
             let date = "2025-03-0\(d)"
-            return TestNight.make(wake: date, asleep: hours(d >= 8 ? weekend : workday))
+            return MetricTestNight.make(wake: date, asleep: sleepHours(d >= 8 ? weekend : workday))
         }
     }
 
     @Test func nothingUnderFiveTrackedNights() {
-        let nights = (3...6).map { TestNight.make(wake: "2025-03-0\($0)", bedtime: "02:00", asleep: hours(4)) }
+        let nights = (3...6).map { MetricTestNight.make(wake: "2025-03-0\($0)", bedtime: "02:00", asleep: sleepHours(4)) }
         #expect(SleepPatterns(nights: nights) == nil)
     }
 
@@ -47,7 +47,7 @@ import Testing
     ])
     func lateBedtimes(bedtimes: [String], late: Int, triggered: Bool) throws {
         let nights = bedtimes.enumerated().map { i, bedtime in
-            TestNight.make(wake: "2025-03-1\(i)", bedtime: bedtime, asleep: hours(7))
+            MetricTestNight.make(wake: "2025-03-1\(i)", bedtime: bedtime, asleep: sleepHours(7))
         }
         let patterns = try #require(SleepPatterns(nights: nights))
         if triggered {
@@ -60,7 +60,7 @@ import Testing
     /// Bedtimes are local: 00:30 in GMT+03:00 is 21:30 UTC, still late.
     @Test func lateBedtimeIsLocal() throws {
         let nights = (0..<5).map { i in
-            TestNight.make(wake: "2025-03-1\(i)", bedtime: "00:30", asleep: hours(7), zone: "GMT+03:00", utcOffset: 10_800)
+            MetricTestNight.make(wake: "2025-03-1\(i)", bedtime: "00:30", asleep: sleepHours(7), zone: "GMT+03:00", utcOffset: 10_800)
         }
         #expect(try #require(SleepPatterns(nights: nights)).lateBedtimes?.lateNights == 5)
     }
@@ -76,12 +76,12 @@ import Testing
     ])
     func lowStages(deep: Double, rem: Double, lowDeep: Bool, lowREM: Bool) throws {
         var nights = (0..<5).map { i in
-            TestNight.make(
-                wake: "2025-03-1\(i)", asleep: hours(8), deep: hours(8 * deep), rem: hours(8 * rem),
-                core: hours(8 * (0.9 - deep - rem)))
+            MetricTestNight.make(
+                wake: "2025-03-1\(i)", asleep: sleepHours(8), deep: sleepHours(8 * deep), rem: sleepHours(8 * rem),
+                core: sleepHours(8 * (0.9 - deep - rem)))
         }
         // an unstaged night with no deep or REM at all must not drag the means down
-        nights.append(TestNight.make(wake: "2025-03-20", asleep: hours(8)))
+        nights.append(MetricTestNight.make(wake: "2025-03-20", asleep: sleepHours(8)))
         let patterns = try #require(SleepPatterns(nights: nights))
         #expect((patterns.lowDeepSleep != nil) == lowDeep)
         #expect((patterns.lowREM != nil) == lowREM)

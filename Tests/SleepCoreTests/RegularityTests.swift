@@ -5,7 +5,7 @@ import Testing
 @Suite struct RegularityTests {
     /// 23:00-07:00 every night: state at t and t + 24 h always agrees: SRI 100.
     @Test func perfectlyRegularScheduleIs100() throws {
-        let nights = TestNight.series(endingOn: "2025-03-10", asleep: Array(repeating: hours(8), count: 10))
+        let nights = MetricTestNight.series(endingOn: "2025-03-10", asleep: Array(repeating: sleepHours(8), count: 10))
         let sri = try #require(SleepRegularity(nights: nights))
         #expect(abs(sri.index - 100) < 1e-9)
         // coverage: noon 03-00 .. noon 03-10 = 10 days; pairs: 9 days
@@ -15,7 +15,7 @@ import Testing
     /// Same, in a fixed zone two hours east: still 100.
     @Test func regularInAnotherZoneIs100() throws {
         let nights = (1...7).map {
-            TestNight.make(wake: "2025-03-0\($0)", bedtime: "22:30", asleep: hours(7.5), zone: "GMT+02:00", utcOffset: 7200)
+            MetricTestNight.make(wake: "2025-03-0\($0)", bedtime: "22:30", asleep: sleepHours(7.5), zone: "GMT+02:00", utcOffset: 7200)
         }
         #expect(abs(try #require(SleepRegularity(nights: nights)).index - 100) < 1e-9)
     }
@@ -26,8 +26,8 @@ import Testing
     /// SRI = -100 + 200 x 22 / 24 = 83.333...
     @Test func oneHourShiftByHand() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: hours(8)),
-            TestNight.make(wake: "2025-03-05", bedtime: "00:00", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(8)),
+            MetricTestNight.make(wake: "2025-03-05", bedtime: "00:00", asleep: sleepHours(8)),
         ]
         let sri = try #require(SleepRegularity(nights: nights))
         #expect(sri.pairedSeconds == 86_400)
@@ -38,8 +38,8 @@ import Testing
     /// 23:00-07:00 span. Different for 30 min: -100 + 200 x 23.5 / 24 = 95.8333...
     @Test func awakeStretchInsideANightCounts() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: hours(7.5), awake: minutes(30), awakeAfter: hours(4)),
-            TestNight.make(wake: "2025-03-05", bedtime: "23:00", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5), awake: sleepMinutes(30), awakeAfter: sleepHours(4)),
+            MetricTestNight.make(wake: "2025-03-05", bedtime: "23:00", asleep: sleepHours(8)),
         ]
         let sri = try #require(SleepRegularity(nights: nights))
         #expect(abs(sri.index - (-100 + 200.0 * 23.5 / 24)) < 1e-9)
@@ -50,9 +50,9 @@ import Testing
     /// second: 01-09 vs 23-07: same 4 h different. Same 40 h of 48: -100 + 200 x 40/48 = 66.666...
     @Test func twoHourJumpAndBack() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: hours(8)),
-            TestNight.make(wake: "2025-03-05", bedtime: "01:00", asleep: hours(8)),
-            TestNight.make(wake: "2025-03-06", bedtime: "23:00", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(8)),
+            MetricTestNight.make(wake: "2025-03-05", bedtime: "01:00", asleep: sleepHours(8)),
+            MetricTestNight.make(wake: "2025-03-06", bedtime: "23:00", asleep: sleepHours(8)),
         ]
         let sri = try #require(SleepRegularity(nights: nights))
         #expect(sri.pairedSeconds == 2 * 86_400)
@@ -61,10 +61,10 @@ import Testing
 
     /// Nights two days apart share no covered pair; one night has none either.
     @Test func noPairsNoIndex() {
-        #expect(SleepRegularity(nights: [TestNight.make(wake: "2025-03-04", asleep: hours(8))]) == nil)
+        #expect(SleepRegularity(nights: [MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8))]) == nil)
         #expect(SleepRegularity(nights: [
-            TestNight.make(wake: "2025-03-04", asleep: hours(8)),
-            TestNight.make(wake: "2025-03-06", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8)),
+            MetricTestNight.make(wake: "2025-03-06", asleep: sleepHours(8)),
         ]) == nil)
         #expect(SleepRegularity(nights: []) == nil)
     }
@@ -74,8 +74,8 @@ import Testing
     @Test func midSleepJetLagSimple() throws {
         let nights = (3...9).map { d in
             d >= 8
-                ? TestNight.make(wake: "2025-03-0\(d)", bedtime: "01:00", asleep: hours(10))
-                : TestNight.make(wake: "2025-03-0\(d)", bedtime: "23:00", asleep: hours(8))
+                ? MetricTestNight.make(wake: "2025-03-0\(d)", bedtime: "01:00", asleep: sleepHours(10))
+                : MetricTestNight.make(wake: "2025-03-0\(d)", bedtime: "23:00", asleep: sleepHours(8))
         }
         let lag = try #require(MidSleepJetLag(nights: nights))
         #expect(abs(lag.differenceHours - 3) < 1e-9)
@@ -91,11 +91,11 @@ import Testing
     @Test func midSleepAcrossMidnightUsesCircularMean() throws {
         let nights = [
             // 19:30 -> 03:30 (8 h), mid 23:30 on Friday; wakes Saturday 2025-03-08
-            TestNight.make(wake: "2025-03-08", bedtime: "19:30", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-08", bedtime: "19:30", asleep: sleepHours(8)),
             // 20:30 -> 04:30, mid 00:30; wakes Sunday
-            TestNight.make(wake: "2025-03-09", bedtime: "20:30", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-09", bedtime: "20:30", asleep: sleepHours(8)),
             // 18:00 -> 02:00, mid 22:00; wakes Monday
-            TestNight.make(wake: "2025-03-10", bedtime: "18:00", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-10", bedtime: "18:00", asleep: sleepHours(8)),
         ]
         let lag = try #require(MidSleepJetLag(nights: nights))
         #expect(lag.freeDayMidSleepSeconds == 0)
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func midSleepNeedsBothGroups() {
-        let workdays = (3...7).map { TestNight.make(wake: "2025-03-0\($0)", asleep: hours(8)) }
+        let workdays = (3...7).map { MetricTestNight.make(wake: "2025-03-0\($0)", asleep: sleepHours(8)) }
         #expect(MidSleepJetLag(nights: workdays) == nil)
     }
 }

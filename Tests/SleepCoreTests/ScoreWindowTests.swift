@@ -14,7 +14,7 @@ import Testing
     /// Spec section 8: 6.5 h asleepUnspecified then 30 min core has no stage data
     /// (0.5 h staged < half of 7 h), so the stages component of that window is 60.
     @Test func unspecifiedNightWithLittleCoreHasDefaultStages() throws {
-        let night = TestNight.make(wake: "2025-03-04", asleep: hours(7), core: minutes(30))
+        let night = MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7), core: sleepMinutes(30))
         #expect(night.hasStageData == false)
         let components = try #require(SleepScore(nights: [night]).components)
         #expect(components.stages == 60)
@@ -27,8 +27,8 @@ import Testing
     /// Overall: 35 + 25 + 15 + 12 = 87, Good.
     @Test func twoNightsByHand() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: hours(7.5), latency: minutes(30)),
-            TestNight.make(wake: "2025-03-05", bedtime: "00:00", asleep: hours(8.5), latency: minutes(30)),
+            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5), latency: sleepMinutes(30)),
+            MetricTestNight.make(wake: "2025-03-05", bedtime: "00:00", asleep: sleepHours(8.5), latency: sleepMinutes(30)),
         ]
         let score = SleepScore(nights: nights)
         #expect(score.components == ScoreComponents(duration: 100, efficiency: 100, consistency: 75, stages: 60))
@@ -40,10 +40,10 @@ import Testing
     /// deep and 25% REM scores 75; component trunc(87.5) = 87.
     @Test func stagesAverageOverStagedNightsOnly() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", asleep: hours(8), deep: hours(1.6), rem: hours(2), core: hours(4.4)),
-            TestNight.make(wake: "2025-03-05", asleep: hours(8), deep: hours(0.8), rem: hours(2), core: hours(5.2)),
+            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8), deep: sleepHours(1.6), rem: sleepHours(2), core: sleepHours(4.4)),
+            MetricTestNight.make(wake: "2025-03-05", asleep: sleepHours(8), deep: sleepHours(0.8), rem: sleepHours(2), core: sleepHours(5.2)),
             // unstaged: ignored by the stages component
-            TestNight.make(wake: "2025-03-06", asleep: hours(8)),
+            MetricTestNight.make(wake: "2025-03-06", asleep: sleepHours(8)),
         ]
         let components = try #require(SleepScore(nights: nights).components)
         #expect(components.stages == 87)
@@ -53,8 +53,8 @@ import Testing
     /// in GMT-01:00 (01:30 UTC) are 60 local minutes apart: sd 30 -> 75.
     @Test func bedtimesUseEachNightsZone() throws {
         let nights = [
-            TestNight.make(wake: "2025-03-04", bedtime: "23:30", asleep: hours(8), zone: "GMT+02:00", utcOffset: 7200),
-            TestNight.make(wake: "2025-03-05", bedtime: "00:30", asleep: hours(8), zone: "GMT-01:00", utcOffset: -3600),
+            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:30", asleep: sleepHours(8), zone: "GMT+02:00", utcOffset: 7200),
+            MetricTestNight.make(wake: "2025-03-05", bedtime: "00:30", asleep: sleepHours(8), zone: "GMT-01:00", utcOffset: -3600),
         ]
         #expect(try #require(SleepScore(nights: nights).components).consistency == 75)
     }

@@ -28,7 +28,7 @@ import Testing
     /// The October 2025 change (03:00 CEST -> 02:00 CET on the 26th): 23:00 CEST plus 9 h
     /// of sleep wakes at 07:00 CET.
     @Test func nightAcrossTheOctoberChange() throws {
-        let night = try berlinNight(wake: day("2025-10-26"), asleep: hours(9))
+        let night = try berlinNight(wake: wakeDate("2025-10-26"), asleep: sleepHours(9))
         let last = LastNightSummary(night: night)
         #expect(last.bedtimeLocal == "2025-10-25T23:00:00")
         #expect(last.wakeLocal == "2025-10-26T07:00:00")
@@ -38,8 +38,8 @@ import Testing
     /// bedtime reads 23:00 locally, so consistency is 100, no late bedtimes, and last
     /// night's local times are right.
     @Test func bedtimesStayLocalThroughManyChanges() throws {
-        let first = day("2023-01-01")
-        let nights = try (0..<800).map { try berlinNight(wake: first.adding(days: $0), asleep: hours(8)) }
+        let first = wakeDate("2023-01-01")
+        let nights = try (0..<800).map { try berlinNight(wake: first.adding(days: $0), asleep: sleepHours(8)) }
         let asOf = first.adding(days: 799)
         let summary = SummaryBuilder(nights: nights.reversed()).summary(horizon: .fiveYears, asOf: asOf)
         #expect(summary.score.components?.consistency == 100)

@@ -1,17 +1,17 @@
 import SleepCore
 
 /// Seconds in `hours` hours, rounded to a whole second.
-func hours(_ hours: Double) -> Int64 { Int64((hours * 3600).rounded()) }
+func sleepHours(_ hours: Double) -> Int64 { Int64((hours * 3600).rounded()) }
 
 /// Seconds in `minutes` minutes.
-func minutes(_ minutes: Double) -> Int64 { Int64((minutes * 60).rounded()) }
+func sleepMinutes(_ minutes: Double) -> Int64 { Int64((minutes * 60).rounded()) }
 
 /// A date from `YYYY-MM-DD`; tests only pass valid literals (falls back to 1970-01-01).
-func day(_ text: String) -> LocalDate { LocalDate(text) ?? LocalDate(year: 1970, month: 1, day: 1) }
+func wakeDate(_ text: String) -> LocalDate { LocalDate(text) ?? LocalDate(year: 1970, month: 1, day: 1) }
 
 /// Builds `Night` values directly, the way the night builder would store them, so metric
 /// tests do not depend on the night builder.
-enum TestNight {
+enum MetricTestNight {
     /// A night waking on `wake`.
     ///
     /// - `bedtime`: local clock "HH:MM"; on the day before the wake day when at or after
@@ -26,7 +26,7 @@ enum TestNight {
         latency: Int64 = 0, zone: String = "UTC", utcOffset: Int64 = 0,
         deep: Int64 = 0, rem: Int64 = 0, core: Int64 = 0
     ) -> Night {
-        let wakeDay = day(wake)
+        let wakeDay = wakeDate(wake)
         let parts = bedtime.split(separator: ":").compactMap { Int64($0) }
         let clock = (parts.first ?? 0) * 3600 + (parts.count > 1 ? parts[1] : 0) * 60
         let bedDay = clock >= 12 * 3600 ? wakeDay.adding(days: -1) : wakeDay
@@ -57,7 +57,7 @@ enum TestNight {
     /// Nights on consecutive wake days ending on `last`, one per entry of `asleep`
     /// (oldest first), all with the same bedtime.
     static func series(endingOn last: String, asleep: [Int64], bedtime: String = "23:00") -> [Night] {
-        let lastDay = day(last)
+        let lastDay = wakeDate(last)
         return asleep.enumerated().map { index, seconds in
             make(wake: lastDay.adding(days: index - (asleep.count - 1)).description, bedtime: bedtime, asleep: seconds)
         }

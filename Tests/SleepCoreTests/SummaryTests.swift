@@ -7,17 +7,17 @@ import Testing
     /// 7 h asleep (1 h deep, 1.5 h REM, 4 h core, 0.5 h unspecified) and 1 h awake:
     /// shares of 8 h: 0.125, 0.1875, 0.5, 0.125, 0.0625. Bedtime 23:15 in GMT+02:00.
     @Test func lastNightProportionsAndLocalTimes() throws {
-        let night = TestNight.make(
-            wake: "2025-03-05", bedtime: "23:15", asleep: hours(7), awake: hours(1), zone: "GMT+02:00",
-            utcOffset: 7200, deep: hours(1), rem: hours(1.5), core: hours(4))
-        let summary = Summary.build(nights: [night], horizon: .weekly, asOf: day("2025-03-05"))
+        let night = MetricTestNight.make(
+            wake: "2025-03-05", bedtime: "23:15", asleep: sleepHours(7), awake: sleepHours(1), zone: "GMT+02:00",
+            utcOffset: 7200, deep: sleepHours(1), rem: sleepHours(1.5), core: sleepHours(4))
+        let summary = Summary.build(nights: [night], horizon: .weekly, asOf: wakeDate("2025-03-05"))
         let last = try #require(summary.lastNight)
         #expect(last.stageProportions == StageProportions(deep: 0.125, rem: 0.1875, core: 0.5, awake: 0.125, unspecified: 0.0625))
         let p = last.stageProportions
         #expect(abs(p.deep + p.rem + p.core + p.awake + p.unspecified - 1) < 1e-12)
         #expect(last.bedtimeLocal == "2025-03-04T23:15:00")
         #expect(last.wakeLocal == "2025-03-05T07:15:00")  // 23:15 + 7 h + 1 h
-        #expect(last.asleepSeconds == hours(7))
+        #expect(last.asleepSeconds == sleepHours(7))
         #expect(last.timeZoneIdentifier == "GMT+02:00")
         #expect(last.stageSegments.count == 2)
     }
@@ -25,7 +25,7 @@ import Testing
     /// Europe/Berlin in summer (UTC+2): a 23:30 local bedtime is 21:30 UTC; the local string
     /// must show 23:30.
     @Test func lastNightInANamedZoneUsesItsSummerOffset() throws {
-        let night = TestNight.make(wake: "2025-07-10", bedtime: "23:30", asleep: hours(7), zone: "Europe/Berlin", utcOffset: 7200)
+        let night = MetricTestNight.make(wake: "2025-07-10", bedtime: "23:30", asleep: sleepHours(7), zone: "Europe/Berlin", utcOffset: 7200)
         let last = LastNightSummary(night: night)
         #expect(last.bedtimeLocal == "2025-07-09T23:30:00")
         #expect(last.wakeLocal == "2025-07-10T06:30:00")
@@ -35,10 +35,10 @@ import Testing
     /// compliant, "3/5 nights", rate 0.6, mean 34.5 / 5 = 6.9 h = 24,840 s. A night 8 days
     /// back is outside.
     @Test func weeklyQuickStats() throws {
-        var nights = TestNight.series(endingOn: "2025-03-09", asleep: [hours(7), hours(6.5), hours(8), hours(7), hours(6)])
-        nights.append(TestNight.make(wake: "2025-03-01", asleep: hours(3)))
-        let stats = WeeklyQuickStats(nights: nights, goals: SleepGoals(), asOf: day("2025-03-09"))
-        #expect(stats.window == WakeDayRange(first: day("2025-03-03"), last: day("2025-03-09")))
+        var nights = MetricTestNight.series(endingOn: "2025-03-09", asleep: [sleepHours(7), sleepHours(6.5), sleepHours(8), sleepHours(7), sleepHours(6)])
+        nights.append(MetricTestNight.make(wake: "2025-03-01", asleep: sleepHours(3)))
+        let stats = WeeklyQuickStats(nights: nights, goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
+        #expect(stats.window == WakeDayRange(first: wakeDate("2025-03-03"), last: wakeDate("2025-03-09")))
         #expect(stats.trackedNights == 5)
         #expect(stats.compliantNights == 3)
         #expect(stats.complianceText == "3/5 nights")
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func weeklyQuickStatsWithoutNights() {
-        let stats = WeeklyQuickStats(nights: [Night](), goals: SleepGoals(), asOf: day("2025-03-09"))
+        let stats = WeeklyQuickStats(nights: [Night](), goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
         #expect(stats.complianceText == "0/0 nights")
         #expect(stats.complianceRate == nil)
         #expect(stats.averageAsleepSeconds == nil)
@@ -69,7 +69,7 @@ import Testing
         ([7.0, 5.0, 7.095], .stable, 0.095),
     ])
     func trend(asleepHours: [Double], direction: SleepTrend.Direction, difference: Double) throws {
-        let nights = TestNight.series(endingOn: "2025-03-09", asleep: asleepHours.map { hours($0) })
+        let nights = MetricTestNight.series(endingOn: "2025-03-09", asleep: asleepHours.map { sleepHours($0) })
         let trend = try #require(SleepTrend(nights: nights.reversed()))
         #expect(trend.direction == direction)
         #expect(abs(trend.differenceHours - difference) < 1e-9)
@@ -77,13 +77,13 @@ import Testing
     }
 
     @Test func noTrendUnderThreeNights() {
-        #expect(SleepTrend(nights: TestNight.series(endingOn: "2025-03-09", asleep: [hours(6), hours(8)])) == nil)
+        #expect(SleepTrend(nights: MetricTestNight.series(endingOn: "2025-03-09", asleep: [sleepHours(6), sleepHours(8)])) == nil)
     }
 
     /// Spec section 8: no tracked night (an in-bed-only record yields no Night): no debt,
     /// score 0, Very Poor, components absent, every optional part absent.
     @Test func summaryWithoutNights() {
-        let summary = Summary.build(nights: [], horizon: .monthly, asOf: day("2025-03-31"))
+        let summary = Summary.build(nights: [], horizon: .monthly, asOf: wakeDate("2025-03-31"))
         #expect(summary.debt.debtSeconds == 0)
         #expect(summary.score == SleepScore(overall: 0, grade: .veryPoor, components: nil, trackedNights: 0))
         #expect(summary.buckets.count == 6)
@@ -99,13 +99,13 @@ import Testing
 
     private func richNights() -> [Night] {
         (0..<40).map { i in
-            let wake = day("2025-02-20").adding(days: i)
+            let wake = wakeDate("2025-02-20").adding(days: i)
             let weekend = wake.isWeekend
-            return TestNight.make(
+            return MetricTestNight.make(
                 wake: wake.description, bedtime: weekend ? "01:10" : "23:05",
-                asleep: weekend ? hours(8.5) : hours(6) + Int64(i % 3) * 600, awake: minutes(20),
-                latency: minutes(10), zone: "Europe/Berlin", utcOffset: 3600,
-                deep: hours(0.5), rem: hours(1), core: hours(4))
+                asleep: weekend ? sleepHours(8.5) : sleepHours(6) + Int64(i % 3) * 600, awake: sleepMinutes(20),
+                latency: sleepMinutes(10), zone: "Europe/Berlin", utcOffset: 3600,
+                deep: sleepHours(0.5), rem: sleepHours(1), core: sleepHours(4))
         }
     }
 
@@ -113,12 +113,12 @@ import Testing
         let builder = SummaryBuilder(nights: richNights())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        for summary in builder.summaries(asOf: day("2025-03-31")) {
+        for summary in builder.summaries(asOf: wakeDate("2025-03-31")) {
             let data = try encoder.encode(summary)
             let decoded = try JSONDecoder().decode(Summary.self, from: data)
             #expect(decoded == summary)
         }
-        let monthly = builder.summary(horizon: .monthly, asOf: day("2025-03-31"))
+        let monthly = builder.summary(horizon: .monthly, asOf: wakeDate("2025-03-31"))
         #expect(monthly.rollingDebt != nil)
         #expect(monthly.patterns?.socialJetLag != nil)
         // 0.5 h deep of at least 6 h asleep is at most 0.083 of every night: low deep sleep
@@ -133,7 +133,7 @@ import Testing
             #expect(object[key] != nil, "missing \(key)")
         }
         // absent values are omitted, not null
-        let empty = try encoder.encode(Summary.build(nights: [], horizon: .weekly, asOf: day("2025-03-31")))
+        let empty = try encoder.encode(Summary.build(nights: [], horizon: .weekly, asOf: wakeDate("2025-03-31")))
         let emptyObject = try #require(JSONSerialization.jsonObject(with: empty) as? [String: Any])
         #expect(emptyObject["rolling_debt"] == nil)
         #expect(emptyObject["last_night"] == nil)
@@ -143,7 +143,7 @@ import Testing
 
     /// Section 5's horizon-independent parts are the same for every horizon.
     @Test func horizonIndependentParts() {
-        let all = SummaryBuilder(nights: richNights()).summaries(asOf: day("2025-03-31"))
+        let all = SummaryBuilder(nights: richNights()).summaries(asOf: wakeDate("2025-03-31"))
         #expect(all.map(\.horizon) == Horizon.allCases)
         #expect(Set(all.map(\.rollingDebt)).count == 1)
         #expect(Set(all.map(\.weekly)).count == 1)
@@ -152,21 +152,21 @@ import Testing
 
     /// Ten years of nights (3,653), all six horizons from one builder.
     @Test func tenYearsOfNightsIsFast() {
-        let first = day("2015-04-01")
+        let first = wakeDate("2015-04-01")
         let nights = (0..<3653).map { i in
-            TestNight.make(
+            MetricTestNight.make(
                 wake: first.adding(days: i).description, bedtime: i % 7 == 5 ? "00:40" : "23:10",
-                asleep: hours(6.5) + Int64(i % 13) * 300, awake: minutes(15), zone: "Europe/Berlin", utcOffset: 3600,
-                deep: hours(1), rem: hours(1.5), core: hours(3.5))
+                asleep: sleepHours(6.5) + Int64(i % 13) * 300, awake: sleepMinutes(15), zone: "Europe/Berlin", utcOffset: 3600,
+                deep: sleepHours(1), rem: sleepHours(1.5), core: sleepHours(3.5))
         }
         let clock = ContinuousClock()
         var summaries: [Summary] = []
         let elapsed = clock.measure {
-            summaries = SummaryBuilder(nights: nights).summaries(asOf: day("2025-03-31"))
+            summaries = SummaryBuilder(nights: nights).summaries(asOf: wakeDate("2025-03-31"))
         }
         #expect(summaries.count == 6)
         // 2015-04-01 + 3652 days = 2025-03-31; the 10-year window starts the day after 2015-03-31
-        #expect(summaries[5].window.first == day("2015-04-01"))
+        #expect(summaries[5].window.first == wakeDate("2015-04-01"))
         #expect(summaries[5].debt.trackedNights == 3653)
         // Generous bound for an unoptimised debug build on a shared machine; release figures
         // are in docs/sleep-rules-metrics.md.

@@ -8,7 +8,7 @@ import Foundation
 /// last, the span between two transitions of the zone's offset (from Foundation's
 /// `nextDaylightSavingTimeTransition(after:)`, which lists every offset change) and
 /// answers instants inside it without asking Foundation again.
-struct LocalClock {
+struct MetricZoneClock {
     private var zones: [String: TimeZone] = [:]
     private var currentIdentifier = ""
     private var current: TimeZone?
@@ -20,7 +20,7 @@ struct LocalClock {
     mutating func offset(zone identifier: String, at instant: Int64) -> Int64 {
         if identifier == currentIdentifier, let zone = current {
             if instant >= constantFrom, instant < constantUntil { return constantOffset }
-            if instant < constantFrom { return LocalClock.offset(of: zone, at: instant) }
+            if instant < constantFrom { return MetricZoneClock.offset(of: zone, at: instant) }
             remember(zone, around: instant)
             return constantOffset
         }
@@ -28,7 +28,7 @@ struct LocalClock {
         if let cached = zones[identifier] {
             zone = cached
         } else {
-            zone = LocalClock.resolve(identifier)
+            zone = MetricZoneClock.resolve(identifier)
             zones[identifier] = zone
         }
         currentIdentifier = identifier
@@ -42,12 +42,12 @@ struct LocalClock {
     private mutating func remember(_ zone: TimeZone, around instant: Int64) {
         let base = instant - 2 * 86_400
         var from = base
-        var until = LocalClock.nextTransition(of: zone, after: base)
+        var until = MetricZoneClock.nextTransition(of: zone, after: base)
         if until <= instant {
             from = until
-            until = LocalClock.nextTransition(of: zone, after: from)
+            until = MetricZoneClock.nextTransition(of: zone, after: from)
         }
-        constantOffset = LocalClock.offset(of: zone, at: instant)
+        constantOffset = MetricZoneClock.offset(of: zone, at: instant)
         if instant >= from, instant < until {
             constantFrom = from
             constantUntil = until
@@ -103,11 +103,13 @@ struct LocalClock {
     }
 }
 
-/// Floor division and modulo for local-time arithmetic on possibly negative values.
-func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-    let q = a / b
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-}
+extension MetricZoneClock {
+    /// Floor division for local-time arithmetic on possibly negative values.
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
 
-/// The non-negative remainder of `a` modulo `b`.
-func floorModulo(_ a: Int64, _ b: Int64) -> Int64 { a - floorDivide(a, b) * b }
+    /// The non-negative remainder of `a` modulo `b` (for positive `b`).
+    static func floorModulo(_ a: Int64, _ b: Int64) -> Int64 { a - floorDivide(a, b) * b }
+}

@@ -1,7 +1,7 @@
 /// The scalars of a night that every metric needs, with its local-clock facts computed
 /// once. Kept free of the night's arrays and strings so window loops stay cheap.
-struct TimelineNight: Sendable {
-    /// Position of the full `Night` in ``NightTimeline/source``.
+struct MetricNight: Sendable {
+    /// Position of the full `Night` in ``MetricTimeline/source``.
     let index: Int
     /// `wakeDay.daysSinceEpoch`.
     let dayNumber: Int
@@ -33,7 +33,7 @@ struct TimelineNight: Sendable {
     /// day, as UTC instants.
     let coverage: TimeSpan
 
-    init(_ night: Night, index: Int, clock: inout LocalClock) {
+    init(_ night: Night, index: Int, clock: inout MetricZoneClock) {
         self.index = index
         dayNumber = night.wakeDay.daysSinceEpoch
         isWeekend = night.wakeDay.isWeekend
@@ -47,31 +47,31 @@ struct TimelineNight: Sendable {
         let zone = night.timeZoneIdentifier
         let coverageStart = clock.noon(of: night.wakeDay.adding(days: -1), zone: zone)
         bedtimeWallSeconds = clock.localSeconds(zone: zone, at: night.bedtime)
-        bedtimeClockSeconds = floorModulo(bedtimeWallSeconds, 86_400)
+        bedtimeClockSeconds = MetricZoneClock.floorModulo(bedtimeWallSeconds, 86_400)
         let mid = night.onset + (night.wake - night.onset) / 2
-        midSleepClockSeconds = floorModulo(clock.localSeconds(zone: zone, at: mid), 86_400)
+        midSleepClockSeconds = MetricZoneClock.floorModulo(clock.localSeconds(zone: zone, at: mid), 86_400)
         wakeWallSeconds = clock.localSeconds(zone: zone, at: night.wake)
         coverage = TimeSpan(start: coverageStart, end: clock.noon(of: night.wakeDay, zone: zone))
     }
 }
 
 /// Nights sorted by wake day with binary search for windows of wake days.
-struct NightTimeline: Sendable {
+struct MetricTimeline: Sendable {
     /// The full nights, sorted by wake day, then onset.
     let source: [Night]
     /// Their metric scalars, in the same order.
-    let nights: [TimelineNight]
+    let nights: [MetricNight]
 
     init(_ input: [Night]) {
         // Sort small keys, then gather, instead of moving whole nights around.
         let keys = input.indices.map { (day: input[$0].wakeDay.daysSinceEpoch, onset: input[$0].onset, index: $0) }
             .sorted { ($0.day, $0.onset, $0.index) < ($1.day, $1.onset, $1.index) }
         let sorted = keys.map { input[$0.index] }
-        var clock = LocalClock()
-        var items: [TimelineNight] = []
+        var clock = MetricZoneClock()
+        var items: [MetricNight] = []
         items.reserveCapacity(sorted.count)
         for (index, night) in sorted.enumerated() {
-            items.append(TimelineNight(night, index: index, clock: &clock))
+            items.append(MetricNight(night, index: index, clock: &clock))
         }
         source = sorted
         nights = items
@@ -89,13 +89,13 @@ struct NightTimeline: Sendable {
     }
 
     /// The nights waking on `first...last` (inclusive day numbers).
-    func slice(_ first: Int, _ last: Int) -> ArraySlice<TimelineNight> {
+    func slice(_ first: Int, _ last: Int) -> ArraySlice<MetricNight> {
         guard first <= last else { return nights[0..<0] }
         return nights[lowerBound(first)..<lowerBound(last + 1)]
     }
 
     /// The nights waking inside `range`.
-    func slice(_ range: WakeDayRange) -> ArraySlice<TimelineNight> {
+    func slice(_ range: WakeDayRange) -> ArraySlice<MetricNight> {
         slice(range.first.daysSinceEpoch, range.last.daysSinceEpoch)
     }
 }
