@@ -18,7 +18,9 @@ public struct GoalBand: Sendable, Hashable, Codable {
     }
 
     /// The goals this band was drawn from.
-    public var goals: SleepGoals { SleepGoals(targetSeconds: targetSeconds, minimumSeconds: minimumSeconds) }
+    public var goals: SleepGoals {
+        SleepGoals(targetSeconds: targetSeconds, minimumSeconds: minimumSeconds)
+    }
 
     /// Whether an asleep time is below the band (compared in hours rounded to 9 decimals).
     public func isBelowMinimum(asleepSeconds: Double) -> Bool {

@@ -23,12 +23,18 @@ public enum Horizon: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .daily: return WakeDayRange(first: asOf.adding(days: -1), last: asOf)
         case .weekly: return WakeDayRange(first: asOf.adding(days: -6), last: asOf)
-        case .monthly: return WakeDayRange(first: Horizon.sameDate(asOf, monthsEarlier: 1).adding(days: 1), last: asOf)
-        case .yearly: return WakeDayRange(first: Horizon.sameDate(asOf, monthsEarlier: 12).adding(days: 1), last: asOf)
+        case .monthly:
+            return WakeDayRange(
+                first: Horizon.sameDate(asOf, monthsEarlier: 1).adding(days: 1), last: asOf)
+        case .yearly:
+            return WakeDayRange(
+                first: Horizon.sameDate(asOf, monthsEarlier: 12).adding(days: 1), last: asOf)
         case .fiveYears:
-            return WakeDayRange(first: Horizon.sameDate(asOf, monthsEarlier: 60).adding(days: 1), last: asOf)
+            return WakeDayRange(
+                first: Horizon.sameDate(asOf, monthsEarlier: 60).adding(days: 1), last: asOf)
         case .tenYears:
-            return WakeDayRange(first: Horizon.sameDate(asOf, monthsEarlier: 120).adding(days: 1), last: asOf)
+            return WakeDayRange(
+                first: Horizon.sameDate(asOf, monthsEarlier: 120).adding(days: 1), last: asOf)
         }
     }
 
@@ -52,7 +58,10 @@ public enum Horizon: String, Sendable, Hashable, Codable, CaseIterable {
             while start <= last {
                 let weekday = LocalDate(daysSinceEpoch: start).isoWeekday
                 let end = min(last, start + (7 - weekday))
-                result.append(WakeDayRange(first: LocalDate(daysSinceEpoch: start), last: LocalDate(daysSinceEpoch: end)))
+                result.append(
+                    WakeDayRange(
+                        first: LocalDate(daysSinceEpoch: start),
+                        last: LocalDate(daysSinceEpoch: end)))
                 start = end + 1
             }
         case .yearly:
@@ -83,6 +92,8 @@ public enum Horizon: String, Sendable, Hashable, Codable, CaseIterable {
         let index = date.year * 12 + (date.month - 1) - months
         let year = index >= 0 ? index / 12 : (index - 11) / 12
         let month = index - year * 12 + 1
-        return LocalDate(year: year, month: month, day: min(date.day, LocalDate.daysInMonth(year: year, month: month)))
+        return LocalDate(
+            year: year, month: month,
+            day: min(date.day, LocalDate.daysInMonth(year: year, month: month)))
     }
 }

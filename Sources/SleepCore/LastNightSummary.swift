@@ -26,7 +26,8 @@ public struct LastNightSummary: Sendable, Hashable, Codable {
 
     /// Creates a summary from already computed figures.
     public init(
-        wakeDay: LocalDate, timeZoneIdentifier: String, asleepSeconds: Int64, timeInBedSeconds: Int64,
+        wakeDay: LocalDate, timeZoneIdentifier: String, asleepSeconds: Int64,
+        timeInBedSeconds: Int64,
         efficiency: Double, bedtime: Int64, wake: Int64, bedtimeLocal: String, wakeLocal: String,
         stageProportions: StageProportions, stageSegments: [StageSegment]
     ) {

@@ -49,7 +49,8 @@ struct MetricNight: Sendable {
         bedtimeWallSeconds = clock.localSeconds(zone: zone, at: night.bedtime)
         bedtimeClockSeconds = MetricZoneClock.floorModulo(bedtimeWallSeconds, 86_400)
         let mid = night.onset + (night.wake - night.onset) / 2
-        midSleepClockSeconds = MetricZoneClock.floorModulo(clock.localSeconds(zone: zone, at: mid), 86_400)
+        midSleepClockSeconds = MetricZoneClock.floorModulo(
+            clock.localSeconds(zone: zone, at: mid), 86_400)
         wakeWallSeconds = clock.localSeconds(zone: zone, at: night.wake)
         coverage = TimeSpan(start: coverageStart, end: clock.noon(of: night.wakeDay, zone: zone))
     }
@@ -64,8 +65,10 @@ struct MetricTimeline: Sendable {
 
     init(_ input: [Night]) {
         // Sort small keys, then gather, instead of moving whole nights around.
-        let keys = input.indices.map { (day: input[$0].wakeDay.daysSinceEpoch, onset: input[$0].onset, index: $0) }
-            .sorted { ($0.day, $0.onset, $0.index) < ($1.day, $1.onset, $1.index) }
+        let keys = input.indices.map {
+            (day: input[$0].wakeDay.daysSinceEpoch, onset: input[$0].onset, index: $0)
+        }
+        .sorted { ($0.day, $0.onset, $0.index) < ($1.day, $1.onset, $1.index) }
         let sorted = keys.map { input[$0.index] }
         var clock = MetricZoneClock()
         var items: [MetricNight] = []

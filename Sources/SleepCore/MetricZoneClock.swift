@@ -62,7 +62,9 @@ struct MetricZoneClock {
     }
 
     private static func nextTransition(of zone: TimeZone, after instant: Int64) -> Int64 {
-        guard let next = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: Double(instant)))
+        guard
+            let next = zone.nextDaylightSavingTimeTransition(
+                after: Date(timeIntervalSince1970: Double(instant)))
         else { return Int64.max }
         let seconds = next.timeIntervalSince1970.rounded(.down)
         return seconds < 9e18 ? Int64(seconds) : Int64.max
@@ -92,7 +94,11 @@ struct MetricZoneClock {
     /// Parses `GMT+hh:mm`, `GMT-hhmm` or `UTC+hh`.
     private static func fixedOffset(_ identifier: String) -> Int? {
         var text = Substring(identifier)
-        if text.hasPrefix("GMT") || text.hasPrefix("UTC") { text = text.dropFirst(3) } else { return nil }
+        if text.hasPrefix("GMT") || text.hasPrefix("UTC") {
+            text = text.dropFirst(3)
+        } else {
+            return nil
+        }
         guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
         let digits = text.dropFirst().filter { $0 != ":" }
         guard !digits.isEmpty, digits.count <= 4, let value = Int(digits) else { return nil }

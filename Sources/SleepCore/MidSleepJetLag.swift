@@ -18,8 +18,10 @@ public struct MidSleepJetLag: Sendable, Hashable, Codable {
     public var workDayNights: Int
 
     /// Creates a value.
-    public init(freeDayMidSleepSeconds: Int64, workDayMidSleepSeconds: Int64, differenceHours: Double,
-                freeDayNights: Int, workDayNights: Int) {
+    public init(
+        freeDayMidSleepSeconds: Int64, workDayMidSleepSeconds: Int64, differenceHours: Double,
+        freeDayNights: Int, workDayNights: Int
+    ) {
         self.freeDayMidSleepSeconds = freeDayMidSleepSeconds
         self.workDayMidSleepSeconds = workDayMidSleepSeconds
         self.differenceHours = differenceHours
@@ -37,7 +39,9 @@ public struct MidSleepJetLag: Sendable, Hashable, Codable {
         var free: [Int64] = []
         var work: [Int64] = []
         for item in nights {
-            if item.isWeekend { free.append(item.midSleepClockSeconds) } else {
+            if item.isWeekend {
+                free.append(item.midSleepClockSeconds)
+            } else {
                 work.append(item.midSleepClockSeconds)
             }
         }

@@ -31,7 +31,10 @@ public struct RollingDebt: Sendable, Hashable, Codable {
 
     /// Computes the rolling debt as of `asOf` from `nights` (any order; nights outside the
     /// window are ignored). `nil` when fewer than the minimum tracked nights fall in it.
-    public init?(nights: some Sequence<Night>, goals: SleepGoals, asOf: LocalDate, rules: MetricRules = .standard) {
+    public init?(
+        nights: some Sequence<Night>, goals: SleepGoals, asOf: LocalDate,
+        rules: MetricRules = .standard
+    ) {
         let asOfDay = asOf.daysSinceEpoch
         let span = max(1, rules.rollingWindowNights)
         let balances = nights.compactMap { night -> (day: Int, balance: Double)? in
@@ -44,11 +47,17 @@ public struct RollingDebt: Sendable, Hashable, Codable {
 
     /// Core computation from (wake day number, target - asleep seconds) pairs already in
     /// the window.
-    init?(balances: [(day: Int, balance: Double)], goals: SleepGoals, asOf: LocalDate, rules: MetricRules) {
+    init?(
+        balances: [(day: Int, balance: Double)], goals: SleepGoals, asOf: LocalDate,
+        rules: MetricRules
+    ) {
         let span = max(1, rules.rollingWindowNights)
-        guard balances.count >= rules.rollingMinimumTrackedNights, !balances.isEmpty else { return nil }
+        guard balances.count >= rules.rollingMinimumTrackedNights, !balances.isEmpty else {
+            return nil
+        }
         let asOfDay = asOf.daysSinceEpoch
-        let current = RollingDebt.rollingSeconds(balances, asOfDay: asOfDay, span: span, decay: rules.rollingDecay)
+        let current = RollingDebt.rollingSeconds(
+            balances, asOfDay: asOfDay, span: span, decay: rules.rollingDecay)
         let goalHours = SpecArithmetic.hours(Double(rules.recoveryGoalSeconds))
         var plans: [RecoveryPlan] = []
         for extra in rules.recoveryPlanExtraSeconds {
@@ -70,7 +79,9 @@ public struct RollingDebt: Sendable, Hashable, Codable {
                     k += 1
                 }
             }
-            plans.append(RecoveryPlan(extraSeconds: extra, nightsNeeded: needed, nightCap: rules.recoveryNightCap))
+            plans.append(
+                RecoveryPlan(
+                    extraSeconds: extra, nightsNeeded: needed, nightCap: rules.recoveryNightCap))
         }
         self.init(
             window: WakeDayRange(first: asOf.adding(days: -(span - 1)), last: asOf),
@@ -80,7 +91,9 @@ public struct RollingDebt: Sendable, Hashable, Codable {
 
     /// max(0, n x sum of normalised r^d x balance) over the nights within `span` days
     /// ending on `asOfDay`.
-    static func rollingSeconds(_ balances: [(day: Int, balance: Double)], asOfDay: Int, span: Int, decay: Double) -> Double {
+    static func rollingSeconds(
+        _ balances: [(day: Int, balance: Double)], asOfDay: Int, span: Int, decay: Double
+    ) -> Double {
         var weightSum = 0.0
         var weighted = 0.0
         var n = 0

@@ -16,8 +16,10 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
         public var workdayNights: Int
 
         /// Creates the finding.
-        public init(weekendAverageHours: Double, workdayAverageHours: Double, differenceHours: Double,
-                    weekendNights: Int, workdayNights: Int) {
+        public init(
+            weekendAverageHours: Double, workdayAverageHours: Double, differenceHours: Double,
+            weekendNights: Int, workdayNights: Int
+        ) {
             self.weekendAverageHours = weekendAverageHours
             self.workdayAverageHours = workdayAverageHours
             self.differenceHours = differenceHours
@@ -92,8 +94,10 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
     public var lowREM: LowStage?
 
     /// Creates patterns from findings.
-    public init(trackedNights: Int, socialJetLag: SocialJetLag? = nil, lateBedtimes: LateBedtimes? = nil,
-                lowDeepSleep: LowStage? = nil, lowREM: LowStage? = nil) {
+    public init(
+        trackedNights: Int, socialJetLag: SocialJetLag? = nil, lateBedtimes: LateBedtimes? = nil,
+        lowDeepSleep: LowStage? = nil, lowREM: LowStage? = nil
+    ) {
         self.trackedNights = trackedNights
         self.socialJetLag = socialJetLag
         self.lateBedtimes = lateBedtimes
@@ -102,7 +106,9 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
     }
 
     /// Whether any pattern is triggered.
-    public var isEmpty: Bool { socialJetLag == nil && lateBedtimes == nil && lowDeepSleep == nil && lowREM == nil }
+    public var isEmpty: Bool {
+        socialJetLag == nil && lateBedtimes == nil && lowDeepSleep == nil && lowREM == nil
+    }
 
     /// Examines `nights` (all tracked); `nil` with fewer than the minimum (default 5).
     /// Local bedtimes are read in each night's own zone.
@@ -139,10 +145,12 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
             let weekendHours = Double(weekend.seconds) / Double(weekend.count) / 3600
             let workdayHours = Double(workday.seconds) / Double(workday.count) / 3600
             let difference = weekendHours - workdayHours
-            if SpecArithmetic.rounded(difference) > SpecArithmetic.rounded(rules.socialJetLagHours) {
+            if SpecArithmetic.rounded(difference) > SpecArithmetic.rounded(rules.socialJetLagHours)
+            {
                 socialJetLag = SocialJetLag(
                     weekendAverageHours: weekendHours, workdayAverageHours: workdayHours,
-                    differenceHours: difference, weekendNights: weekend.count, workdayNights: workday.count)
+                    differenceHours: difference, weekendNights: weekend.count,
+                    workdayNights: workday.count)
             }
         }
         let threshold = n / max(1, rules.lateBedtimeNightDivisor)
@@ -153,10 +161,12 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
             let meanDeep = deep / Double(staged)
             let meanREM = rem / Double(staged)
             if SpecArithmetic.rounded(meanDeep) < SpecArithmetic.rounded(rules.lowDeepFraction) {
-                lowDeepSleep = LowStage(meanFraction: meanDeep, threshold: rules.lowDeepFraction, stagedNights: staged)
+                lowDeepSleep = LowStage(
+                    meanFraction: meanDeep, threshold: rules.lowDeepFraction, stagedNights: staged)
             }
             if SpecArithmetic.rounded(meanREM) < SpecArithmetic.rounded(rules.lowREMFraction) {
-                lowREM = LowStage(meanFraction: meanREM, threshold: rules.lowREMFraction, stagedNights: staged)
+                lowREM = LowStage(
+                    meanFraction: meanREM, threshold: rules.lowREMFraction, stagedNights: staged)
             }
         }
     }

@@ -43,15 +43,21 @@ public struct SleepRegularity: Sendable, Hashable, Codable {
         }
         let covered = RegularitySpans.union(coverage)
         let day: Int64 = 86_400
-        let paired = RegularitySpans.intersection(covered, RegularitySpans.shifted(covered, by: -day))
+        let paired = RegularitySpans.intersection(
+            covered, RegularitySpans.shifted(covered, by: -day))
         let total = RegularitySpans.measure(paired)
         guard total > 0 else { return nil }
         let asleepUnion = RegularitySpans.union(asleep)
         let asleepNow = RegularitySpans.intersection(asleepUnion, paired)
-        let asleepLater = RegularitySpans.intersection(RegularitySpans.shifted(asleepUnion, by: -day), paired)
+        let asleepLater = RegularitySpans.intersection(
+            RegularitySpans.shifted(asleepUnion, by: -day), paired)
         let both = RegularitySpans.measure(RegularitySpans.intersection(asleepNow, asleepLater))
-        let same = total - RegularitySpans.measure(asleepNow) - RegularitySpans.measure(asleepLater) + 2 * both
-        self.init(index: -100 + 200 * Double(same) / Double(total), pairedSeconds: total, nights: nights.count)
+        let same =
+            total - RegularitySpans.measure(asleepNow) - RegularitySpans.measure(asleepLater) + 2
+            * both
+        self.init(
+            index: -100 + 200 * Double(same) / Double(total), pairedSeconds: total,
+            nights: nights.count)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -40,25 +40,33 @@ public struct SleepScore: Sendable, Hashable, Codable {
             bedtimes.append(Double(item.bedtimeClockSeconds) / 60)
             if item.hasStageData, item.asleepSeconds > 0 {
                 let total = Double(item.asleepSeconds)
-                stageScores.append(ScoreComponents.nightStagesScore(
-                    deepFraction: Double(item.deepSeconds) / total,
-                    remFraction: Double(item.remSeconds) / total, rules: rules))
+                stageScores.append(
+                    ScoreComponents.nightStagesScore(
+                        deepFraction: Double(item.deepSeconds) / total,
+                        remFraction: Double(item.remSeconds) / total, rules: rules))
             }
         }
         let components = ScoreComponents(
-            duration: ScoreComponents.duration(averageAsleepHours: asleep / count / 3600, rules: rules),
-            efficiency: ScoreComponents.efficiency(averageEfficiency: efficiency / count, rules: rules),
+            duration: ScoreComponents.duration(
+                averageAsleepHours: asleep / count / 3600, rules: rules),
+            efficiency: ScoreComponents.efficiency(
+                averageEfficiency: efficiency / count, rules: rules),
             consistency: ScoreComponents.consistency(bedtimeMinutes: bedtimes, rules: rules),
             stages: ScoreComponents.stages(nightlyStageScores: stageScores, rules: rules))
         let overall = SleepScore.overall(components, rules: rules)
-        self.init(overall: overall, grade: SleepGrade(score: overall, rules: rules), components: components,
-                  trackedNights: nights.count)
+        self.init(
+            overall: overall, grade: SleepGrade(score: overall, rules: rules),
+            components: components,
+            trackedNights: nights.count)
     }
 
     /// trunc(0.35 D + 0.25 E + 0.20 C + 0.20 S), clamped 0-100.
     public static func overall(_ c: ScoreComponents, rules: ScoreRules = ScoreRules()) -> Int {
-        let sum = rules.durationWeight * Double(c.duration) + rules.efficiencyWeight * Double(c.efficiency)
-            + rules.consistencyWeight * Double(c.consistency) + rules.stagesWeight * Double(c.stages)
+        let sum =
+            rules.durationWeight * Double(c.duration) + rules.efficiencyWeight
+            * Double(c.efficiency)
+            + rules.consistencyWeight * Double(c.consistency) + rules.stagesWeight
+            * Double(c.stages)
         return min(100, max(0, SpecArithmetic.truncated(sum)))
     }
 

@@ -30,7 +30,8 @@ public struct StageProportions: Sendable, Hashable, Codable {
         }
         self.init(
             deep: Double(night.stages.deep) / total, rem: Double(night.stages.rem) / total,
-            core: Double(night.stages.core) / total, awake: Double(max(0, night.awakeSeconds)) / total,
+            core: Double(night.stages.core) / total,
+            awake: Double(max(0, night.awakeSeconds)) / total,
             unspecified: Double(night.stages.unspecified) / total)
     }
 }

@@ -72,7 +72,8 @@ public struct Summary: Sendable, Hashable, Codable {
         nights: [Night], goals: SleepGoals = SleepGoals(), horizon: Horizon, asOf: LocalDate,
         rules: MetricRules = .standard
     ) -> Summary {
-        SummaryBuilder(nights: nights, goals: goals, rules: rules).summary(horizon: horizon, asOf: asOf)
+        SummaryBuilder(nights: nights, goals: goals, rules: rules).summary(
+            horizon: horizon, asOf: asOf)
     }
 
     enum CodingKeys: String, CodingKey {

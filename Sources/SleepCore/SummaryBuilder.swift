@@ -36,12 +36,16 @@ public struct SummaryBuilder: Sendable {
             let totals = DebtTotals(timeline: inBucket, goals: goals, rules: rules)
             cumulative += totals.debtSeconds
             let asleep = inBucket.reduce(Int64(0)) { $0 + $1.asleepSeconds }
-            let below = totals.trackedNights > 0
+            let below =
+                totals.trackedNights > 0
                 && band.isBelowMinimum(asleepSeconds: Double(asleep) / Double(totals.trackedNights))
-            buckets.append(HorizonBucket(
-                range: range, debtSeconds: totals.debtSeconds, netBalanceSeconds: totals.netBalanceSeconds,
-                trackedNights: totals.trackedNights, averageAsleepSeconds: totals.averageAsleepSeconds,
-                isBelowMinimum: below, cumulativeDebtSeconds: cumulative))
+            buckets.append(
+                HorizonBucket(
+                    range: range, debtSeconds: totals.debtSeconds,
+                    netBalanceSeconds: totals.netBalanceSeconds,
+                    trackedNights: totals.trackedNights,
+                    averageAsleepSeconds: totals.averageAsleepSeconds,
+                    isBelowMinimum: below, cumulativeDebtSeconds: cumulative))
         }
 
         let span = max(1, rules.rollingWindowNights)
@@ -55,11 +59,13 @@ public struct SummaryBuilder: Sendable {
             asOf: asOf, horizon: horizon, window: window, goalBand: band,
             debt: DebtTotals(timeline: nights, goals: goals, rules: rules),
             buckets: buckets,
-            rollingDebt: RollingDebt(balances: rollingBalances, goals: goals, asOf: asOf, rules: rules),
+            rollingDebt: RollingDebt(
+                balances: rollingBalances, goals: goals, asOf: asOf, rules: rules),
             score: SleepScore(timeline: nights, rules: rules.score),
             lastNight: latest.first.map { LastNightSummary($0, night: timeline.source[$0.index]) },
             weekly: WeeklyQuickStats(
-                window: weeklyWindow, asleepSeconds: week.map(\.asleepSeconds), efficiencies: week.map(\.efficiency),
+                window: weeklyWindow, asleepSeconds: week.map(\.asleepSeconds),
+                efficiencies: week.map(\.efficiency),
                 goals: goals),
             trend: SleepTrend(asleepSeconds: nights.map(\.asleepSeconds), rules: rules),
             patterns: SleepPatterns(timeline: nights, rules: rules),

@@ -39,14 +39,16 @@ public struct WeeklyQuickStats: Sendable, Hashable, Codable {
         let window = Horizon.weekly.window(asOf: asOf)
         let inWindow = nights.filter { window.contains($0.wakeDay) }
         self.init(
-            window: window, asleepSeconds: inWindow.map(\.asleepSeconds), efficiencies: inWindow.map(\.efficiency),
+            window: window, asleepSeconds: inWindow.map(\.asleepSeconds),
+            efficiencies: inWindow.map(\.efficiency),
             goals: goals)
     }
 
     init(window: WakeDayRange, asleepSeconds: [Int64], efficiencies: [Double], goals: SleepGoals) {
         let count = asleepSeconds.count
         let minimumHours = SpecArithmetic.hours(Double(goals.minimumSeconds))
-        let compliant = asleepSeconds.filter { SpecArithmetic.hours(Double($0)) >= minimumHours }.count
+        let compliant = asleepSeconds.filter { SpecArithmetic.hours(Double($0)) >= minimumHours }
+            .count
         let asleep = asleepSeconds.reduce(Int64(0), +)
         let efficiency = efficiencies.reduce(0.0, +)
         self.init(

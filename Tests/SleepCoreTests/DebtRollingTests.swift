@@ -11,13 +11,15 @@ import Testing
     let asOf = "2025-03-14"
 
     @Test func hiddenBelowFiveTrackedNights() {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: [sleepHours(5), sleepHours(5), sleepHours(5), sleepHours(5)])
+        let nights = MetricTestNight.series(
+            endingOn: asOf, asleep: [sleepHours(5), sleepHours(5), sleepHours(5), sleepHours(5)])
         #expect(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)) == nil)
     }
 
     /// Nights outside the 14 days do not count: 4 in the window plus one 14 days back.
     @Test func onlyTheLastFourteenWakeDaysCount() {
-        var nights = MetricTestNight.series(endingOn: asOf, asleep: [sleepHours(5), sleepHours(5), sleepHours(5), sleepHours(5)])
+        var nights = MetricTestNight.series(
+            endingOn: asOf, asleep: [sleepHours(5), sleepHours(5), sleepHours(5), sleepHours(5)])
         nights.append(MetricTestNight.make(wake: "2025-02-28", asleep: sleepHours(5)))  // d = 14
         #expect(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)) == nil)
     }
@@ -34,8 +36,10 @@ import Testing
     /// +90 min: k=1: (3.377799 - 1.5) / 4.377799 x 6 = 2.574; k=2: (2.945441 - 2.808) /
     ///   4.817441 x 7 = 0.200 -> 2 nights
     @Test func fiveShortNightsAndTheirRecovery() throws {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: Array(repeating: sleepHours(7), count: 5))
-        let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
+        let nights = MetricTestNight.series(
+            endingOn: asOf, asleep: Array(repeating: sleepHours(7), count: 5))
+        let rolling = try #require(
+            RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
         #expect(rolling.debtSeconds == 18_000)
         #expect(rolling.trackedNights == 5)
         #expect(rolling.severity == .concerning)
@@ -48,8 +52,10 @@ import Testing
     /// k=2: (2 x 2.945441 - 1.5 x 1.872) / 4.817441 x 7 = 4.480;
     /// k=3: (2 x 2.568425 - 1.5 x 2.632384) / 5.200809 x 8 = 1.828 < 2 -> 3 nights.
     @Test func tenHoursNeedThreeNightsAtPlusNinety() throws {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: Array(repeating: sleepHours(6), count: 5))
-        let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
+        let nights = MetricTestNight.series(
+            endingOn: asOf, asleep: Array(repeating: sleepHours(6), count: 5))
+        let rolling = try #require(
+            RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
         #expect(rolling.debtSeconds == 36_000)
         #expect(rolling.severity == .critical)
         #expect(rolling.recovery[2].nightsNeeded == 3)
@@ -58,9 +64,11 @@ import Testing
 
     /// A cap of 2 simulated nights: the +30 plan (which needs 7) is "more than 2".
     @Test func beyondTheCapIsReportedAsMoreThan() throws {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: Array(repeating: sleepHours(6), count: 5))
+        let nights = MetricTestNight.series(
+            endingOn: asOf, asleep: Array(repeating: sleepHours(6), count: 5))
         let rules = MetricRules(recoveryNightCap: 2)
-        let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf), rules: rules))
+        let rolling = try #require(
+            RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf), rules: rules))
         #expect(rolling.recovery[0].nightsNeeded == nil)
         #expect(rolling.recovery[0].isBeyondCap)
         #expect(rolling.recovery[0].nightCap == 2)
@@ -70,8 +78,11 @@ import Testing
     /// (1 x 2.873623 - 2 x 1) / 3.873623 x 5 = 0.873623 / 3.873623 x 5 = 1.12766 h = 4060 s,
     /// already under 2 h, so every plan needs 0 nights.
     @Test func surplusRepaysAndZeroNightsWhenAlreadyUnderGoal() throws {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: [sleepHours(7), sleepHours(7), sleepHours(7), sleepHours(7), sleepHours(10)])
-        let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
+        let nights = MetricTestNight.series(
+            endingOn: asOf,
+            asleep: [sleepHours(7), sleepHours(7), sleepHours(7), sleepHours(7), sleepHours(10)])
+        let rolling = try #require(
+            RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
         #expect(abs(Double(rolling.debtSeconds) - 1.127656 * 3600) <= 1)
         #expect(rolling.severity == .normal)
         #expect(rolling.recovery.map(\.nightsNeeded) == [0, 0, 0])
@@ -79,8 +90,11 @@ import Testing
 
     /// Surplus larger than the debt: rolling debt is max(0, ...) = 0.
     @Test func neverNegative() throws {
-        let nights = MetricTestNight.series(endingOn: asOf, asleep: Array(repeating: sleepHours(9), count: 6))
-        #expect(try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf))).debtSeconds == 0)
+        let nights = MetricTestNight.series(
+            endingOn: asOf, asleep: Array(repeating: sleepHours(9), count: 6))
+        #expect(
+            try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
+                .debtSeconds == 0)
     }
 
     /// All 14 tracked, only last night short (0 h asleep, 8 h short): last night's weight is
@@ -89,7 +103,8 @@ import Testing
         var asleep = Array(repeating: sleepHours(8), count: 13)
         asleep.append(0)
         let nights = MetricTestNight.series(endingOn: asOf, asleep: asleep)
-        let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
+        let rolling = try #require(
+            RollingDebt(nights: nights, goals: SleepGoals(), asOf: wakeDate(asOf)))
         #expect(rolling.trackedNights == 14)
         #expect(abs(Double(rolling.debtSeconds) / 3600 - 16.805988) < 0.0005)
     }
@@ -102,8 +117,16 @@ import Testing
     @Test func gapsRenormalise() throws {
         let last = wakeDate(asOf)
         var nights: [Night] = []
-        for d in [0, 2, 4, 6, 8] { nights.append(MetricTestNight.make(wake: last.adding(days: -d).description, asleep: sleepHours(7))) }
-        for d in [1, 3] { nights.append(MetricTestNight.make(wake: last.adding(days: -d).description, asleep: sleepHours(9))) }
+        for d in [0, 2, 4, 6, 8] {
+            nights.append(
+                MetricTestNight.make(wake: last.adding(days: -d).description, asleep: sleepHours(7))
+            )
+        }
+        for d in [1, 3] {
+            nights.append(
+                MetricTestNight.make(wake: last.adding(days: -d).description, asleep: sleepHours(9))
+            )
+        }
         let rolling = try #require(RollingDebt(nights: nights, goals: SleepGoals(), asOf: last))
         #expect(rolling.trackedNights == 7)
         #expect(abs(Double(rolling.debtSeconds) / 3600 - 2.375904) < 0.0005)

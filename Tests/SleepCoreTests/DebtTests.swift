@@ -6,7 +6,8 @@ import Testing
     /// Spec section 8: nights of 6 h and 9 h with an 8 h target: debt 2 h (the surplus does
     /// not cancel it), net balance -2 h + 1 h = -1 h, average balance -30 min.
     @Test func surplusDoesNotCancelDebtButOffsetsBalance() {
-        let nights = MetricTestNight.series(endingOn: "2025-03-05", asleep: [sleepHours(6), sleepHours(9)])
+        let nights = MetricTestNight.series(
+            endingOn: "2025-03-05", asleep: [sleepHours(6), sleepHours(9)])
         let totals = DebtTotals(nights: nights, goals: SleepGoals())
         #expect(totals.debtSeconds == 7200)
         #expect(totals.netBalanceSeconds == -3600)
@@ -19,7 +20,9 @@ import Testing
     /// Spec section 8: 424, 367 and 349 minutes against 480: shortfalls 56 + 113 + 131 =
     /// 300 minutes = exactly 5 h, which is concerning, not critical.
     @Test func fiveHoursExactlyIsConcerning() {
-        let nights = MetricTestNight.series(endingOn: "2025-03-05", asleep: [sleepMinutes(424), sleepMinutes(367), sleepMinutes(349)])
+        let nights = MetricTestNight.series(
+            endingOn: "2025-03-05",
+            asleep: [sleepMinutes(424), sleepMinutes(367), sleepMinutes(349)])
         let totals = DebtTotals(nights: nights, goals: SleepGoals())
         #expect(totals.debtSeconds == 18_000)
         #expect(totals.severity == .concerning)
@@ -52,7 +55,9 @@ import Testing
     /// The user's target, not 8 h, drives debt: 7 h asleep against a 7.5 h target is 30 min.
     @Test func userTargetDrivesDebt() {
         let nights = MetricTestNight.series(endingOn: "2025-03-05", asleep: [sleepHours(7)])
-        let totals = DebtTotals(nights: nights, goals: SleepGoals(targetSeconds: sleepHours(7.5), minimumSeconds: sleepHours(6)))
+        let totals = DebtTotals(
+            nights: nights,
+            goals: SleepGoals(targetSeconds: sleepHours(7.5), minimumSeconds: sleepHours(6)))
         #expect(totals.debtSeconds == 1800)
     }
 }

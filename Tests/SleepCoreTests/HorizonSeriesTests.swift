@@ -18,7 +18,8 @@ import Testing
             MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7.5)),
             MetricTestNight.make(wake: "2025-03-31", asleep: sleepHours(5)),
         ]
-        let summary = Summary.build(nights: nights.shuffled(), horizon: .monthly, asOf: wakeDate("2025-03-31"))
+        let summary = Summary.build(
+            nights: nights.shuffled(), horizon: .monthly, asOf: wakeDate("2025-03-31"))
         let b = summary.buckets
         #expect(b.count == 6)
         #expect(b.map(\.debtSeconds) == [7200, 1800, 0, 0, 0, 10_800])
@@ -42,7 +43,10 @@ import Testing
             MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7.5)),
         ]
         let summary = Summary.build(nights: nights, horizon: .weekly, asOf: wakeDate("2025-03-04"))
-        #expect(summary.buckets.map(\.isBelowMinimum) == [false, false, false, false, false, true, false])
+        #expect(
+            summary.buckets.map(\.isBelowMinimum) == [
+                false, false, false, false, false, true, false,
+            ])
         let month = Summary.build(nights: nights, horizon: .monthly, asOf: wakeDate("2025-03-04"))
         // 2025-03-03..03-04 is one ISO week bucket averaging exactly 7 h
         #expect(month.buckets.last?.averageAsleepSeconds == 25_200)
@@ -67,7 +71,8 @@ import Testing
         #expect(dayAfter.lastNight?.wakeDay == wakeDate("2025-03-05"))
         #expect(dayAfter.debt.debtSeconds == 3600)
 
-        let twoDaysAfter = Summary.build(nights: nights, horizon: .daily, asOf: wakeDate("2025-03-07"))
+        let twoDaysAfter = Summary.build(
+            nights: nights, horizon: .daily, asOf: wakeDate("2025-03-07"))
         #expect(twoDaysAfter.lastNight == nil)
         #expect(twoDaysAfter.debt.trackedNights == 0)
         #expect(twoDaysAfter.buckets.map(\.trackedNights) == [0])
@@ -82,7 +87,9 @@ import Testing
     func seriesAddsUpToTheHeadline(horizon: Horizon) {
         let first = wakeDate("2015-01-01")
         let nights = (0..<3700).map { i in
-            MetricTestNight.make(wake: first.adding(days: i).description, asleep: sleepHours(6) + Int64(i % 11) * 900)
+            MetricTestNight.make(
+                wake: first.adding(days: i).description, asleep: sleepHours(6) + Int64(i % 11) * 900
+            )
         }
         let builder = SummaryBuilder(nights: nights)
         let summary = builder.summary(horizon: horizon, asOf: wakeDate("2025-02-15"))

@@ -8,7 +8,10 @@ import Testing
     }
 
     @Test func rawValuesAreTheJSONNames() {
-        #expect(Horizon.allCases.map(\.rawValue) == ["daily", "weekly", "monthly", "yearly", "5y", "10y"])
+        #expect(
+            Horizon.allCases.map(\.rawValue) == [
+                "daily", "weekly", "monthly", "yearly", "5y", "10y",
+            ])
     }
 
     @Test(arguments: [
@@ -52,14 +55,15 @@ import Testing
     /// 2025-03-01 is a Saturday and 2025-03-31 a Monday: the window crosses six ISO weeks,
     /// the first (Sat-Sun) and last (Monday only) cut to the window.
     @Test func monthlyBucketsAreISOWeeksCutToTheWindow() {
-        #expect(Horizon.monthly.buckets(asOf: wakeDate("2025-03-31")) == [
-            range("2025-03-01", "2025-03-02"),
-            range("2025-03-03", "2025-03-09"),
-            range("2025-03-10", "2025-03-16"),
-            range("2025-03-17", "2025-03-23"),
-            range("2025-03-24", "2025-03-30"),
-            range("2025-03-31", "2025-03-31"),
-        ])
+        #expect(
+            Horizon.monthly.buckets(asOf: wakeDate("2025-03-31")) == [
+                range("2025-03-01", "2025-03-02"),
+                range("2025-03-03", "2025-03-09"),
+                range("2025-03-10", "2025-03-16"),
+                range("2025-03-17", "2025-03-23"),
+                range("2025-03-24", "2025-03-30"),
+                range("2025-03-31", "2025-03-31"),
+            ])
     }
 
     /// Window 2024-03-16 ... 2025-03-15: 13 month buckets, the first and last partial.
@@ -81,11 +85,12 @@ import Testing
     }
 
     @Test func multiYearBucketsAreCalendarYears() {
-        #expect(Horizon.fiveYears.buckets(asOf: wakeDate("2028-02-29")) == [
-            range("2023-03-01", "2023-12-31"), range("2024-01-01", "2024-12-31"),
-            range("2025-01-01", "2025-12-31"), range("2026-01-01", "2026-12-31"),
-            range("2027-01-01", "2027-12-31"), range("2028-01-01", "2028-02-29"),
-        ])
+        #expect(
+            Horizon.fiveYears.buckets(asOf: wakeDate("2028-02-29")) == [
+                range("2023-03-01", "2023-12-31"), range("2024-01-01", "2024-12-31"),
+                range("2025-01-01", "2025-12-31"), range("2026-01-01", "2026-12-31"),
+                range("2027-01-01", "2027-12-31"), range("2028-01-01", "2028-02-29"),
+            ])
         let ten = Horizon.tenYears.buckets(asOf: wakeDate("2025-06-30"))
         #expect(ten.count == 11)
         #expect(ten.first == range("2015-07-01", "2015-12-31"))

@@ -13,7 +13,9 @@ import Testing
     }
 
     @Test func nothingUnderFiveTrackedNights() {
-        let nights = (3...6).map { MetricTestNight.make(wake: "2025-03-0\($0)", bedtime: "02:00", asleep: sleepHours(4)) }
+        let nights = (3...6).map {
+            MetricTestNight.make(wake: "2025-03-0\($0)", bedtime: "02:00", asleep: sleepHours(4))
+        }
         #expect(SleepPatterns(nights: nights) == nil)
     }
 
@@ -36,7 +38,8 @@ import Testing
 
     /// Weekend sleeping less is not social jet lag as defined (signed difference).
     @Test func shorterWeekendIsNotSocialJetLag() throws {
-        #expect(try #require(SleepPatterns(nights: week(workday: 8, weekend: 5))).socialJetLag == nil)
+        #expect(
+            try #require(SleepPatterns(nights: week(workday: 8, weekend: 5))).socialJetLag == nil)
     }
 
     /// n = 6, floor(6 / 3) = 2: three late bedtimes trigger, two do not. 00:00 and 04:59 are
@@ -51,7 +54,9 @@ import Testing
         }
         let patterns = try #require(SleepPatterns(nights: nights))
         if triggered {
-            #expect(patterns.lateBedtimes == SleepPatterns.LateBedtimes(lateNights: late, trackedNights: 6, threshold: 2))
+            #expect(
+                patterns.lateBedtimes
+                    == SleepPatterns.LateBedtimes(lateNights: late, trackedNights: 6, threshold: 2))
         } else {
             #expect(patterns.lateBedtimes == nil)
         }
@@ -60,7 +65,9 @@ import Testing
     /// Bedtimes are local: 00:30 in GMT+03:00 is 21:30 UTC, still late.
     @Test func lateBedtimeIsLocal() throws {
         let nights = (0..<5).map { i in
-            MetricTestNight.make(wake: "2025-03-1\(i)", bedtime: "00:30", asleep: sleepHours(7), zone: "GMT+03:00", utcOffset: 10_800)
+            MetricTestNight.make(
+                wake: "2025-03-1\(i)", bedtime: "00:30", asleep: sleepHours(7), zone: "GMT+03:00",
+                utcOffset: 10_800)
         }
         #expect(try #require(SleepPatterns(nights: nights)).lateBedtimes?.lateNights == 5)
     }
@@ -77,7 +84,8 @@ import Testing
     func lowStages(deep: Double, rem: Double, lowDeep: Bool, lowREM: Bool) throws {
         var nights = (0..<5).map { i in
             MetricTestNight.make(
-                wake: "2025-03-1\(i)", asleep: sleepHours(8), deep: sleepHours(8 * deep), rem: sleepHours(8 * rem),
+                wake: "2025-03-1\(i)", asleep: sleepHours(8), deep: sleepHours(8 * deep),
+                rem: sleepHours(8 * rem),
                 core: sleepHours(8 * (0.9 - deep - rem)))
         }
         // an unstaged night with no deep or REM at all must not drag the means down

@@ -5,7 +5,8 @@ import Testing
 @Suite struct RegularityTests {
     /// 23:00-07:00 every night: state at t and t + 24 h always agrees: SRI 100.
     @Test func perfectlyRegularScheduleIs100() throws {
-        let nights = MetricTestNight.series(endingOn: "2025-03-10", asleep: Array(repeating: sleepHours(8), count: 10))
+        let nights = MetricTestNight.series(
+            endingOn: "2025-03-10", asleep: Array(repeating: sleepHours(8), count: 10))
         let sri = try #require(SleepRegularity(nights: nights))
         #expect(abs(sri.index - 100) < 1e-9)
         // coverage: noon 03-00 .. noon 03-10 = 10 days; pairs: 9 days
@@ -15,7 +16,9 @@ import Testing
     /// Same, in a fixed zone two hours east: still 100.
     @Test func regularInAnotherZoneIs100() throws {
         let nights = (1...7).map {
-            MetricTestNight.make(wake: "2025-03-0\($0)", bedtime: "22:30", asleep: sleepHours(7.5), zone: "GMT+02:00", utcOffset: 7200)
+            MetricTestNight.make(
+                wake: "2025-03-0\($0)", bedtime: "22:30", asleep: sleepHours(7.5),
+                zone: "GMT+02:00", utcOffset: 7200)
         }
         #expect(abs(try #require(SleepRegularity(nights: nights)).index - 100) < 1e-9)
     }
@@ -38,7 +41,9 @@ import Testing
     /// 23:00-07:00 span. Different for 30 min: -100 + 200 x 23.5 / 24 = 95.8333...
     @Test func awakeStretchInsideANightCounts() throws {
         let nights = [
-            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5), awake: sleepMinutes(30), awakeAfter: sleepHours(4)),
+            MetricTestNight.make(
+                wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5),
+                awake: sleepMinutes(30), awakeAfter: sleepHours(4)),
             MetricTestNight.make(wake: "2025-03-05", bedtime: "23:00", asleep: sleepHours(8)),
         ]
         let sri = try #require(SleepRegularity(nights: nights))
@@ -61,11 +66,15 @@ import Testing
 
     /// Nights two days apart share no covered pair; one night has none either.
     @Test func noPairsNoIndex() {
-        #expect(SleepRegularity(nights: [MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8))]) == nil)
-        #expect(SleepRegularity(nights: [
-            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8)),
-            MetricTestNight.make(wake: "2025-03-06", asleep: sleepHours(8)),
-        ]) == nil)
+        #expect(
+            SleepRegularity(nights: [
+                MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8))
+            ]) == nil)
+        #expect(
+            SleepRegularity(nights: [
+                MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8)),
+                MetricTestNight.make(wake: "2025-03-06", asleep: sleepHours(8)),
+            ]) == nil)
         #expect(SleepRegularity(nights: []) == nil)
     }
 
@@ -74,8 +83,10 @@ import Testing
     @Test func midSleepJetLagSimple() throws {
         let nights = (3...9).map { d in
             d >= 8
-                ? MetricTestNight.make(wake: "2025-03-0\(d)", bedtime: "01:00", asleep: sleepHours(10))
-                : MetricTestNight.make(wake: "2025-03-0\(d)", bedtime: "23:00", asleep: sleepHours(8))
+                ? MetricTestNight.make(
+                    wake: "2025-03-0\(d)", bedtime: "01:00", asleep: sleepHours(10))
+                : MetricTestNight.make(
+                    wake: "2025-03-0\(d)", bedtime: "23:00", asleep: sleepHours(8))
         }
         let lag = try #require(MidSleepJetLag(nights: nights))
         #expect(abs(lag.differenceHours - 3) < 1e-9)
@@ -104,7 +115,9 @@ import Testing
     }
 
     @Test func midSleepNeedsBothGroups() {
-        let workdays = (3...7).map { MetricTestNight.make(wake: "2025-03-0\($0)", asleep: sleepHours(8)) }
+        let workdays = (3...7).map {
+            MetricTestNight.make(wake: "2025-03-0\($0)", asleep: sleepHours(8))
+        }
         #expect(MidSleepJetLag(nights: workdays) == nil)
     }
 }

@@ -80,7 +80,9 @@ import Testing
         (0.45, 0.25, 50.0),  // deep |0.25| x 500 = 125, capped 100 -> 0; mean 50
     ])
     func nightStages(deep: Double, rem: Double, expected: Double) {
-        #expect(abs(ScoreComponents.nightStagesScore(deepFraction: deep, remFraction: rem) - expected) < 1e-9)
+        #expect(
+            abs(ScoreComponents.nightStagesScore(deepFraction: deep, remFraction: rem) - expected)
+                < 1e-9)
     }
 
     @Test func stagesComponent() {
@@ -91,11 +93,18 @@ import Testing
     }
 
     @Test func overallWeightedSum() {
-        #expect(SleepScore.overall(ScoreComponents(duration: 100, efficiency: 100, consistency: 100, stages: 100)) == 100)
+        #expect(
+            SleepScore.overall(
+                ScoreComponents(duration: 100, efficiency: 100, consistency: 100, stages: 100))
+                == 100)
         // 0.35 x 90 + 0.25 x 95 + 0.20 x 75 + 0.20 x 60 = 31.5 + 23.75 + 15 + 12 = 82.25
-        #expect(SleepScore.overall(ScoreComponents(duration: 90, efficiency: 95, consistency: 75, stages: 60)) == 82)
+        #expect(
+            SleepScore.overall(
+                ScoreComponents(duration: 90, efficiency: 95, consistency: 75, stages: 60)) == 82)
         // 0.35 x 0 + 0.25 x 0 + 0.20 x 70 + 0.20 x 60 = 26
-        #expect(SleepScore.overall(ScoreComponents(duration: 0, efficiency: 0, consistency: 70, stages: 60)) == 26)
+        #expect(
+            SleepScore.overall(
+                ScoreComponents(duration: 0, efficiency: 0, consistency: 70, stages: 60)) == 26)
     }
 
     @Test(arguments: [

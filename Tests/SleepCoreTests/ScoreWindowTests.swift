@@ -14,7 +14,8 @@ import Testing
     /// Spec section 8: 6.5 h asleepUnspecified then 30 min core has no stage data
     /// (0.5 h staged < half of 7 h), so the stages component of that window is 60.
     @Test func unspecifiedNightWithLittleCoreHasDefaultStages() throws {
-        let night = MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(7), core: sleepMinutes(30))
+        let night = MetricTestNight.make(
+            wake: "2025-03-04", asleep: sleepHours(7), core: sleepMinutes(30))
         #expect(night.hasStageData == false)
         let components = try #require(SleepScore(nights: [night]).components)
         #expect(components.stages == 60)
@@ -27,11 +28,17 @@ import Testing
     /// Overall: 35 + 25 + 15 + 12 = 87, Good.
     @Test func twoNightsByHand() throws {
         let nights = [
-            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5), latency: sleepMinutes(30)),
-            MetricTestNight.make(wake: "2025-03-05", bedtime: "00:00", asleep: sleepHours(8.5), latency: sleepMinutes(30)),
+            MetricTestNight.make(
+                wake: "2025-03-04", bedtime: "23:00", asleep: sleepHours(7.5),
+                latency: sleepMinutes(30)),
+            MetricTestNight.make(
+                wake: "2025-03-05", bedtime: "00:00", asleep: sleepHours(8.5),
+                latency: sleepMinutes(30)),
         ]
         let score = SleepScore(nights: nights)
-        #expect(score.components == ScoreComponents(duration: 100, efficiency: 100, consistency: 75, stages: 60))
+        #expect(
+            score.components
+                == ScoreComponents(duration: 100, efficiency: 100, consistency: 75, stages: 60))
         #expect(score.overall == 87)
         #expect(score.grade == .good)
     }
@@ -40,8 +47,12 @@ import Testing
     /// deep and 25% REM scores 75; component trunc(87.5) = 87.
     @Test func stagesAverageOverStagedNightsOnly() throws {
         let nights = [
-            MetricTestNight.make(wake: "2025-03-04", asleep: sleepHours(8), deep: sleepHours(1.6), rem: sleepHours(2), core: sleepHours(4.4)),
-            MetricTestNight.make(wake: "2025-03-05", asleep: sleepHours(8), deep: sleepHours(0.8), rem: sleepHours(2), core: sleepHours(5.2)),
+            MetricTestNight.make(
+                wake: "2025-03-04", asleep: sleepHours(8), deep: sleepHours(1.6),
+                rem: sleepHours(2), core: sleepHours(4.4)),
+            MetricTestNight.make(
+                wake: "2025-03-05", asleep: sleepHours(8), deep: sleepHours(0.8),
+                rem: sleepHours(2), core: sleepHours(5.2)),
             // unstaged: ignored by the stages component
             MetricTestNight.make(wake: "2025-03-06", asleep: sleepHours(8)),
         ]
@@ -53,8 +64,12 @@ import Testing
     /// in GMT-01:00 (01:30 UTC) are 60 local minutes apart: sd 30 -> 75.
     @Test func bedtimesUseEachNightsZone() throws {
         let nights = [
-            MetricTestNight.make(wake: "2025-03-04", bedtime: "23:30", asleep: sleepHours(8), zone: "GMT+02:00", utcOffset: 7200),
-            MetricTestNight.make(wake: "2025-03-05", bedtime: "00:30", asleep: sleepHours(8), zone: "GMT-01:00", utcOffset: -3600),
+            MetricTestNight.make(
+                wake: "2025-03-04", bedtime: "23:30", asleep: sleepHours(8), zone: "GMT+02:00",
+                utcOffset: 7200),
+            MetricTestNight.make(
+                wake: "2025-03-05", bedtime: "00:30", asleep: sleepHours(8), zone: "GMT-01:00",
+                utcOffset: -3600),
         ]
         #expect(try #require(SleepScore(nights: nights).components).consistency == 75)
     }

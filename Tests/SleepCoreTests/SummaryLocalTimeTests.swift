@@ -6,10 +6,13 @@ import Testing
 /// every local time of a night uses its one zone).
 @Suite struct SummaryLocalTimeTests {
     /// The UTC instant of a local wall time in `zone`, from Foundation's calendar.
-    private func instant(_ zone: String, _ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) throws -> Int64 {
+    private func instant(_ zone: String, _ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) throws
+        -> Int64
+    {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try #require(TimeZone(identifier: zone))
-        let date = try #require(calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min)))
+        let date = try #require(
+            calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min)))
         return Int64(date.timeIntervalSince1970)
     }
 
@@ -18,10 +21,14 @@ import Testing
         let eve = wake.adding(days: -1)
         let bed = try instant("Europe/Berlin", eve.year, eve.month, eve.day, 23, 0)
         return Night(
-            wakeDay: wake, timeZoneIdentifier: "Europe/Berlin", bedtime: bed, onset: bed, wake: bed + asleep,
-            asleepSeconds: asleep, timeInBedSeconds: asleep, awakeSeconds: 0, wakeUps: 0, latencySeconds: nil,
-            stages: StageSeconds(unspecified: asleep), efficiency: 1, hasStageData: false, source: "Phone",
-            fragmentCount: 1, setAsideSources: [], asleepIntervals: [TimeSpan(start: bed, end: bed + asleep)],
+            wakeDay: wake, timeZoneIdentifier: "Europe/Berlin", bedtime: bed, onset: bed,
+            wake: bed + asleep,
+            asleepSeconds: asleep, timeInBedSeconds: asleep, awakeSeconds: 0, wakeUps: 0,
+            latencySeconds: nil,
+            stages: StageSeconds(unspecified: asleep), efficiency: 1, hasStageData: false,
+            source: "Phone",
+            fragmentCount: 1, setAsideSources: [],
+            asleepIntervals: [TimeSpan(start: bed, end: bed + asleep)],
             stageSegments: [])
     }
 
@@ -39,9 +46,12 @@ import Testing
     /// night's local times are right.
     @Test func bedtimesStayLocalThroughManyChanges() throws {
         let first = wakeDate("2023-01-01")
-        let nights = try (0..<800).map { try berlinNight(wake: first.adding(days: $0), asleep: sleepHours(8)) }
+        let nights = try (0..<800).map {
+            try berlinNight(wake: first.adding(days: $0), asleep: sleepHours(8))
+        }
         let asOf = first.adding(days: 799)
-        let summary = SummaryBuilder(nights: nights.reversed()).summary(horizon: .fiveYears, asOf: asOf)
+        let summary = SummaryBuilder(nights: nights.reversed()).summary(
+            horizon: .fiveYears, asOf: asOf)
         #expect(summary.score.components?.consistency == 100)
         #expect(summary.patterns?.lateBedtimes == nil)
         #expect(summary.lastNight?.bedtimeLocal == "\(asOf.adding(days: -1))T23:00:00")

@@ -7,7 +7,9 @@ func sleepHours(_ hours: Double) -> Int64 { Int64((hours * 3600).rounded()) }
 func sleepMinutes(_ minutes: Double) -> Int64 { Int64((minutes * 60).rounded()) }
 
 /// A date from `YYYY-MM-DD`; tests only pass valid literals (falls back to 1970-01-01).
-func wakeDate(_ text: String) -> LocalDate { LocalDate(text) ?? LocalDate(year: 1970, month: 1, day: 1) }
+func wakeDate(_ text: String) -> LocalDate {
+    LocalDate(text) ?? LocalDate(year: 1970, month: 1, day: 1)
+}
 
 /// Builds `Night` values directly, the way the night builder would store them, so metric
 /// tests do not depend on the night builder.
@@ -22,7 +24,8 @@ enum MetricTestNight {
     ///   stage data when staged seconds cover at least half of `asleep` (spec section 5).
     /// - `utcOffset`: the zone's offset at that time, used to place local clock times.
     static func make(
-        wake: String, bedtime: String = "23:00", asleep: Int64, awake: Int64 = 0, awakeAfter: Int64? = nil,
+        wake: String, bedtime: String = "23:00", asleep: Int64, awake: Int64 = 0,
+        awakeAfter: Int64? = nil,
         latency: Int64 = 0, zone: String = "UTC", utcOffset: Int64 = 0,
         deep: Int64 = 0, rem: Int64 = 0, core: Int64 = 0
     ) -> Night {
@@ -47,19 +50,26 @@ enum MetricTestNight {
         return Night(
             wakeDay: wakeDay, timeZoneIdentifier: zone, bedtime: bedtimeInstant, onset: onset,
             wake: wakeInstant, asleepSeconds: asleep, timeInBedSeconds: inBed, awakeSeconds: awake,
-            wakeUps: awake >= 120 ? 1 : 0, latencySeconds: latency > 0 ? latency : nil, stages: stages,
-            efficiency: min(1, Double(asleep) / Double(inBed)), hasStageData: staged * 2 >= asleep && staged > 0,
+            wakeUps: awake >= 120 ? 1 : 0, latencySeconds: latency > 0 ? latency : nil,
+            stages: stages,
+            efficiency: min(1, Double(asleep) / Double(inBed)),
+            hasStageData: staged * 2 >= asleep && staged > 0,
             source: "Test Watch", fragmentCount: 1, setAsideSources: [],
             asleepIntervals: intervals,
-            stageSegments: intervals.map { StageSegment(stage: staged > 0 ? .core : .asleepUnspecified, span: $0) })
+            stageSegments: intervals.map {
+                StageSegment(stage: staged > 0 ? .core : .asleepUnspecified, span: $0)
+            })
     }
 
     /// Nights on consecutive wake days ending on `last`, one per entry of `asleep`
     /// (oldest first), all with the same bedtime.
-    static func series(endingOn last: String, asleep: [Int64], bedtime: String = "23:00") -> [Night] {
+    static func series(endingOn last: String, asleep: [Int64], bedtime: String = "23:00") -> [Night]
+    {
         let lastDay = wakeDate(last)
         return asleep.enumerated().map { index, seconds in
-            make(wake: lastDay.adding(days: index - (asleep.count - 1)).description, bedtime: bedtime, asleep: seconds)
+            make(
+                wake: lastDay.adding(days: index - (asleep.count - 1)).description,
+                bedtime: bedtime, asleep: seconds)
         }
     }
 }

@@ -8,11 +8,15 @@ import Testing
     /// shares of 8 h: 0.125, 0.1875, 0.5, 0.125, 0.0625. Bedtime 23:15 in GMT+02:00.
     @Test func lastNightProportionsAndLocalTimes() throws {
         let night = MetricTestNight.make(
-            wake: "2025-03-05", bedtime: "23:15", asleep: sleepHours(7), awake: sleepHours(1), zone: "GMT+02:00",
+            wake: "2025-03-05", bedtime: "23:15", asleep: sleepHours(7), awake: sleepHours(1),
+            zone: "GMT+02:00",
             utcOffset: 7200, deep: sleepHours(1), rem: sleepHours(1.5), core: sleepHours(4))
         let summary = Summary.build(nights: [night], horizon: .weekly, asOf: wakeDate("2025-03-05"))
         let last = try #require(summary.lastNight)
-        #expect(last.stageProportions == StageProportions(deep: 0.125, rem: 0.1875, core: 0.5, awake: 0.125, unspecified: 0.0625))
+        #expect(
+            last.stageProportions
+                == StageProportions(
+                    deep: 0.125, rem: 0.1875, core: 0.5, awake: 0.125, unspecified: 0.0625))
         let p = last.stageProportions
         #expect(abs(p.deep + p.rem + p.core + p.awake + p.unspecified - 1) < 1e-12)
         #expect(last.bedtimeLocal == "2025-03-04T23:15:00")
@@ -25,7 +29,9 @@ import Testing
     /// Europe/Berlin in summer (UTC+2): a 23:30 local bedtime is 21:30 UTC; the local string
     /// must show 23:30.
     @Test func lastNightInANamedZoneUsesItsSummerOffset() throws {
-        let night = MetricTestNight.make(wake: "2025-07-10", bedtime: "23:30", asleep: sleepHours(7), zone: "Europe/Berlin", utcOffset: 7200)
+        let night = MetricTestNight.make(
+            wake: "2025-07-10", bedtime: "23:30", asleep: sleepHours(7), zone: "Europe/Berlin",
+            utcOffset: 7200)
         let last = LastNightSummary(night: night)
         #expect(last.bedtimeLocal == "2025-07-09T23:30:00")
         #expect(last.wakeLocal == "2025-07-10T06:30:00")
@@ -35,10 +41,15 @@ import Testing
     /// compliant, "3/5 nights", rate 0.6, mean 34.5 / 5 = 6.9 h = 24,840 s. A night 8 days
     /// back is outside.
     @Test func weeklyQuickStats() throws {
-        var nights = MetricTestNight.series(endingOn: "2025-03-09", asleep: [sleepHours(7), sleepHours(6.5), sleepHours(8), sleepHours(7), sleepHours(6)])
+        var nights = MetricTestNight.series(
+            endingOn: "2025-03-09",
+            asleep: [sleepHours(7), sleepHours(6.5), sleepHours(8), sleepHours(7), sleepHours(6)])
         nights.append(MetricTestNight.make(wake: "2025-03-01", asleep: sleepHours(3)))
-        let stats = WeeklyQuickStats(nights: nights, goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
-        #expect(stats.window == WakeDayRange(first: wakeDate("2025-03-03"), last: wakeDate("2025-03-09")))
+        let stats = WeeklyQuickStats(
+            nights: nights, goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
+        #expect(
+            stats.window
+                == WakeDayRange(first: wakeDate("2025-03-03"), last: wakeDate("2025-03-09")))
         #expect(stats.trackedNights == 5)
         #expect(stats.compliantNights == 3)
         #expect(stats.complianceText == "3/5 nights")
@@ -49,7 +60,8 @@ import Testing
     }
 
     @Test func weeklyQuickStatsWithoutNights() {
-        let stats = WeeklyQuickStats(nights: [Night](), goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
+        let stats = WeeklyQuickStats(
+            nights: [Night](), goals: SleepGoals(), asOf: wakeDate("2025-03-09"))
         #expect(stats.complianceText == "0/0 nights")
         #expect(stats.complianceRate == nil)
         #expect(stats.averageAsleepSeconds == nil)
@@ -69,7 +81,8 @@ import Testing
         ([7.0, 5.0, 7.095], .stable, 0.095),
     ])
     func trend(asleepHours: [Double], direction: SleepTrend.Direction, difference: Double) throws {
-        let nights = MetricTestNight.series(endingOn: "2025-03-09", asleep: asleepHours.map { sleepHours($0) })
+        let nights = MetricTestNight.series(
+            endingOn: "2025-03-09", asleep: asleepHours.map { sleepHours($0) })
         let trend = try #require(SleepTrend(nights: nights.reversed()))
         #expect(trend.direction == direction)
         #expect(abs(trend.differenceHours - difference) < 1e-9)
@@ -77,7 +90,10 @@ import Testing
     }
 
     @Test func noTrendUnderThreeNights() {
-        #expect(SleepTrend(nights: MetricTestNight.series(endingOn: "2025-03-09", asleep: [sleepHours(6), sleepHours(8)])) == nil)
+        #expect(
+            SleepTrend(
+                nights: MetricTestNight.series(
+                    endingOn: "2025-03-09", asleep: [sleepHours(6), sleepHours(8)])) == nil)
     }
 
     /// Spec section 8: no tracked night (an in-bed-only record yields no Night): no debt,
@@ -85,9 +101,12 @@ import Testing
     @Test func summaryWithoutNights() {
         let summary = Summary.build(nights: [], horizon: .monthly, asOf: wakeDate("2025-03-31"))
         #expect(summary.debt.debtSeconds == 0)
-        #expect(summary.score == SleepScore(overall: 0, grade: .veryPoor, components: nil, trackedNights: 0))
+        #expect(
+            summary.score
+                == SleepScore(overall: 0, grade: .veryPoor, components: nil, trackedNights: 0))
         #expect(summary.buckets.count == 6)
-        #expect(summary.buckets.allSatisfy { $0.trackedNights == 0 && $0.averageAsleepSeconds == nil })
+        #expect(
+            summary.buckets.allSatisfy { $0.trackedNights == 0 && $0.averageAsleepSeconds == nil })
         #expect(summary.rollingDebt == nil)
         #expect(summary.lastNight == nil)
         #expect(summary.trend == nil)
@@ -103,7 +122,8 @@ import Testing
             let weekend = wake.isWeekend
             return MetricTestNight.make(
                 wake: wake.description, bedtime: weekend ? "01:10" : "23:05",
-                asleep: weekend ? sleepHours(8.5) : sleepHours(6) + Int64(i % 3) * 600, awake: sleepMinutes(20),
+                asleep: weekend ? sleepHours(8.5) : sleepHours(6) + Int64(i % 3) * 600,
+                awake: sleepMinutes(20),
                 latency: sleepMinutes(10), zone: "Europe/Berlin", utcOffset: 3600,
                 deep: sleepHours(0.5), rem: sleepHours(1), core: sleepHours(4))
         }
@@ -123,17 +143,22 @@ import Testing
         #expect(monthly.patterns?.socialJetLag != nil)
         // 0.5 h deep of at least 6 h asleep is at most 0.083 of every night: low deep sleep
         #expect(monthly.patterns?.lowDeepSleep != nil)
-        let object = try #require(JSONSerialization.jsonObject(with: encoder.encode(monthly)) as? [String: Any])
+        let object = try #require(
+            JSONSerialization.jsonObject(with: encoder.encode(monthly)) as? [String: Any])
         #expect(object["schema_version"] as? Int == 1)
         #expect(object["as_of"] as? String == "2025-03-31")
         #expect(object["horizon"] as? String == "monthly")
         #expect((object["window"] as? [String: Any])?["first"] as? String == "2025-03-01")
-        for key in ["goal_band", "debt", "buckets", "rolling_debt", "score", "last_night", "weekly", "trend",
-                    "patterns", "regularity", "mid_sleep_jet_lag"] {
+        for key in [
+            "goal_band", "debt", "buckets", "rolling_debt", "score", "last_night", "weekly",
+            "trend",
+            "patterns", "regularity", "mid_sleep_jet_lag",
+        ] {
             #expect(object[key] != nil, "missing \(key)")
         }
         // absent values are omitted, not null
-        let empty = try encoder.encode(Summary.build(nights: [], horizon: .weekly, asOf: wakeDate("2025-03-31")))
+        let empty = try encoder.encode(
+            Summary.build(nights: [], horizon: .weekly, asOf: wakeDate("2025-03-31")))
         let emptyObject = try #require(JSONSerialization.jsonObject(with: empty) as? [String: Any])
         #expect(emptyObject["rolling_debt"] == nil)
         #expect(emptyObject["last_night"] == nil)
@@ -156,7 +181,8 @@ import Testing
         let nights = (0..<3653).map { i in
             MetricTestNight.make(
                 wake: first.adding(days: i).description, bedtime: i % 7 == 5 ? "00:40" : "23:10",
-                asleep: sleepHours(6.5) + Int64(i % 13) * 300, awake: sleepMinutes(15), zone: "Europe/Berlin", utcOffset: 3600,
+                asleep: sleepHours(6.5) + Int64(i % 13) * 300, awake: sleepMinutes(15),
+                zone: "Europe/Berlin", utcOffset: 3600,
                 deep: sleepHours(1), rem: sleepHours(1.5), core: sleepHours(3.5))
         }
         let clock = ContinuousClock()
