@@ -33,7 +33,7 @@ public struct ScoreComponents: Sendable, Hashable, Codable {
                         * rules.durationShortSlope))
         } else if a > rules.durationUpperHours {
             value = max(
-                Int(rules.durationLongFloor),
+                SpecArithmetic.truncated(rules.durationLongFloor),
                 SpecArithmetic.truncated(
                     rules.durationLongBase - (a - rules.durationUpperHours)
                         * rules.durationLongSlope))
