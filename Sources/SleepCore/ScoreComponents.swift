@@ -103,4 +103,11 @@ public struct ScoreComponents: Sendable, Hashable, Codable {
         let mean = scores.reduce(0, +) / Double(scores.count)
         return min(100, max(0, SpecArithmetic.truncated(mean)))
     }
+
+    enum CodingKeys: String, CodingKey {
+        case duration
+        case efficiency
+        case consistency
+        case stages
+    }
 }

@@ -34,4 +34,12 @@ public struct StageProportions: Sendable, Hashable, Codable {
             awake: Double(max(0, night.awakeSeconds)) / total,
             unspecified: Double(night.stages.unspecified) / total)
     }
+
+    enum CodingKeys: String, CodingKey {
+        case deep
+        case rem
+        case core
+        case awake
+        case unspecified
+    }
 }

@@ -20,4 +20,9 @@ public struct WakeDayRange: Sendable, Hashable, Codable {
         let n = day.daysSinceEpoch
         return n >= first.daysSinceEpoch && n <= last.daysSinceEpoch
     }
+
+    enum CodingKeys: String, CodingKey {
+        case first
+        case last
+    }
 }
