@@ -97,4 +97,45 @@ public struct MetricRules: Sendable, Hashable, Codable {
 
     /// The spec's defaults.
     public static let standard = MetricRules()
+
+    /// Settings that make no sense, one readable line each; empty when the rules are usable.
+    /// Callers that build rules from configuration should refuse to run on any problem.
+    public var problems: [String] {
+        var found: [String] = []
+        if concerningDebtSeconds < 0 || criticalDebtSeconds < concerningDebtSeconds {
+            found.append("debt thresholds must satisfy 0 <= concerning <= critical")
+        }
+        if rollingWindowNights < 1 { found.append("rollingWindowNights must be at least 1") }
+        if !(rollingDecay > 0 && rollingDecay <= 1) {
+            found.append("rollingDecay must be in (0, 1]")
+        }
+        if rollingMinimumTrackedNights < 1 || rollingMinimumTrackedNights > rollingWindowNights {
+            found.append("rollingMinimumTrackedNights must be in 1...rollingWindowNights")
+        }
+        if recoveryNightCap < 0 { found.append("recoveryNightCap must not be negative") }
+        if !(trendStableHours >= 0) { found.append("trendStableHours must not be negative") }
+        if trendMinimumNights < 2 { found.append("trendMinimumNights must be at least 2") }
+        if lateBedtimeNightDivisor < 1 {
+            found.append("lateBedtimeNightDivisor must be at least 1")
+        }
+        if !(0...24).contains(lateBedtimeFromHour) || !(0...24).contains(lateBedtimeUntilHour) {
+            found.append("late bedtime hours must be in 0...24")
+        }
+        let weights = [
+            score.durationWeight, score.efficiencyWeight, score.consistencyWeight,
+            score.stagesWeight,
+        ]
+        if weights.contains(where: { !($0 >= 0) }) {
+            found.append("score weights must not be negative")
+        }
+        if !(score.consistencyScaleMinutes > 0) {
+            found.append("consistencyScaleMinutes must be positive")
+        }
+        if !(score.excellentFrom >= score.goodFrom && score.goodFrom >= score.fairFrom
+            && score.fairFrom >= score.poorFrom)
+        {
+            found.append("grade bands must not increase from Excellent down to Poor")
+        }
+        return found
+    }
 }

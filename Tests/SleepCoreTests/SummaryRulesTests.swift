@@ -58,3 +58,17 @@ import Testing
         #expect(abs(1 / sum - 0.15) < 0.0005)
     }
 }
+
+/// Rule validation.
+@Suite struct SummaryRulesValidationTests {
+    @Test func defaultsHaveNoProblems() {
+        #expect(MetricRules.standard.problems.isEmpty)
+    }
+
+    @Test func nonsenseIsReported() {
+        let rules = MetricRules(
+            concerningDebtSeconds: 5 * 3600, criticalDebtSeconds: 2 * 3600, rollingDecay: 1.5,
+            rollingMinimumTrackedNights: 20, lateBedtimeNightDivisor: 0)
+        #expect(rules.problems.count == 4)
+    }
+}
