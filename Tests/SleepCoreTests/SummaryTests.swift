@@ -195,7 +195,7 @@ import Testing
         #expect(summaries[5].window.first == wakeDate("2015-04-01"))
         #expect(summaries[5].debt.trackedNights == 3653)
         // Generous bound for an unoptimised debug build on a shared machine; release figures
-        // are in docs/sleep-rules-metrics.md.
+        // are in docs/sleep-rules.md.
         #expect(elapsed < .seconds(2))
     }
 }
