@@ -230,7 +230,7 @@ func printTable(_ title: String, _ results: [SizeResult]) {
 }
 
 printTable(
-    "samples in generation order (chronological per night, as an export lists them):", inOrder)
+    "samples in generation order (night by night; within a night, source by source):", inOrder)
 printTable("the same samples shuffled (deterministic):", shuffled)
 print("(a) copy + sort by start, (b) NightBuilder, (c) SummaryBuilder + six horizons, (d) = b + c;")
 print("min a / min d: fastest repetition; min d/a: their ratio; ns/sample d: median (d) per sample")
