@@ -2,7 +2,7 @@
 // history into nights and the six horizon summaries, against the time it takes to sort
 // the same samples by start.
 //
-//     swift run -c release sleepcore-benchmark [--years 1,5,10] [--repetitions 21] [--seed 20_260_101]
+//     swift run -c release sleepcore-benchmark [--years 1,5,10] [--repetitions 21] [--seed 20260101]
 //
 // Single-threaded, deterministic (seeded generator), monotonic clock (ContinuousClock).
 // The goal (issue): nights plus summaries take at most 10 times the sort.
@@ -74,30 +74,26 @@ func pad(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
 }
 
-/// `value` with `decimals` digits after the point (no Foundation formatting needed).
+/// `value` with `decimals` digits after the point.
 func fixed(_ value: Double, _ decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let scaled = (value * scale).rounded()
-    let whole = Int(scaled / scale)
-    guard decimals > 0 else { return String(whole) }
-    let fraction = Int(abs(scaled) - abs(Double(whole)) * scale)
-    let digits = String(fraction)
-    let sign = scaled < 0 && whole == 0 ? "-" : ""
-    return sign + String(whole) + "." + String(repeating: "0", count: decimals - digits.count)
-        + digits
+    String(format: "%.\(decimals)f", value)
 }
 
 /// Median timings of one history size, in milliseconds.
 struct SizeResult {
+    /// History length in years.
     var years: Int
+    /// Generated samples.
     var samples: Int
+    /// Nights and naps NightBuilder made of them.
     var nights: Int
     var naps: Int
+    /// Medians of (a) copy + sort, (b) NightBuilder, (c) summaries and (d) = (b) + (c).
     var sortMilliseconds: Double
     var nightsMilliseconds: Double
     var summariesMilliseconds: Double
     var totalMilliseconds: Double
+    /// Fastest repetitions of (a) and (d).
     var fastestSortMilliseconds: Double
     var fastestTotalMilliseconds: Double
     /// (nights + summaries) / sort, from the medians.
