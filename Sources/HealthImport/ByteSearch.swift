@@ -49,30 +49,14 @@ enum ByteSearch {
         return true
     }
 
-    /// Number of line feeds in `buffer[from..<to]`.
+    /// Number of line feeds in `buffer[from..<to]` (`memchr` hops: export lines are
+    /// long enough that this beats a byte loop).
     static func countNewlines(in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
-        guard from < to, let base = buffer.baseAddress else { return 0 }
-        let bytes = base.assumingMemoryBound(to: UInt8.self)
-        var index = from
         var total = 0
-        // Blocks of 64 bytes, vectorised by the compiler, counting into bytes that
-        // cannot overflow within 255 blocks.
-        while to - index >= 64 {
-            let blocks = min((to - index) / 64, 255)
-            var counts = SIMD64<UInt8>(repeating: 0)
-            let zero = SIMD64<UInt8>(repeating: 0)
-            let one = SIMD64<UInt8>(repeating: 1)
-            let newline = SIMD64<UInt8>(repeating: 0x0A)
-            for _ in 0..<blocks {
-                let vector = UnsafeRawPointer(bytes + index).loadUnaligned(as: SIMD64<UInt8>.self)
-                counts &+= zero.replacing(with: one, where: vector .== newline)
-                index += 64
-            }
-            for lane in 0..<64 { total += Int(counts[lane]) }
-        }
-        while index < to {
-            if bytes[index] == 0x0A { total += 1 }
-            index += 1
+        var index = from
+        while let found = first(0x0A, in: buffer, from: index, to: to) {
+            total += 1
+            index = found + 1
         }
         return total
     }

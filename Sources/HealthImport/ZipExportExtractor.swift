@@ -68,7 +68,7 @@ enum ZipExportExtractor {
                 continue
             }
             if archive_entry_size_is_set(entry) != 0, archive_entry_size(entry) > options.maximumEntryBytes {
-                throw sizeCapExceeded(name: name, options: options)
+                throw sizeCapExceeded(input: input.name, entry: name, options: options)
             }
             let consumedAtStart = archive_filter_bytes(archive, -1)
             var head = [UInt8](repeating: 0, count: recognitionBytes)
@@ -110,7 +110,7 @@ enum ZipExportExtractor {
                 if chunkCount == 0 { break }
                 inflated += Int64(chunkCount)
                 if inflated > options.maximumEntryBytes {
-                    throw sizeCapExceeded(name: name, options: options)
+                    throw sizeCapExceeded(input: input.name, entry: name, options: options)
                 }
                 let consumed = max(archive_filter_bytes(archive, -1) - consumedAtStart, 1)
                 if inflated > options.compressionRatioGraceBytes,
@@ -132,10 +132,10 @@ enum ZipExportExtractor {
         }
     }
 
-    private static func sizeCapExceeded(name: String, options: ReaderOptions) -> ImportError {
+    private static func sizeCapExceeded(input: String, entry: String, options: ReaderOptions) -> ImportError {
         .badFile(
-            file: name, line: nil,
-            reason: "the entry inflates to more than \(options.maximumEntryBytes) bytes, the configured cap")
+            file: input, line: nil,
+            reason: "entry \(entry) inflates to more than \(options.maximumEntryBytes) bytes, the configured cap")
     }
 
     private static func entryName(_ entry: OpaquePointer) -> String {
