@@ -40,7 +40,7 @@ public struct HealthImportReader: Sendable {
     ///   be read, or whatever `onSample` threw.
     public func read(
         _ source: ImportSource,
-        onSample: (SleepSample, SourceLocation) throws -> Void,
+        onSample: (SleepSample, RecordLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void = { _ in }
     ) throws -> ReadReport {
         let input: RawInput
@@ -80,7 +80,7 @@ public struct HealthImportReader: Sendable {
 
     private func run(
         input: RawInput, decision: InputSniffer.Decision,
-        onSample: @escaping (SleepSample, SourceLocation) throws -> Void,
+        onSample: @escaping (SleepSample, RecordLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void
     ) throws -> ReadReport {
         let kind: InputKind

@@ -40,12 +40,15 @@ final class HealthXMLScanner {
     private var isAtStart = true
 
     /// A sleep record being collected: where it starts in the window, where its start
-    /// tag ends, its line, and the names of its elements still open.
+    /// tag ends, its line, the names of its elements still open, and where the first
+    /// `<Record` nested in it starts. Apple's records never nest, so if the record turns
+    /// out broken (not closed), scanning resumes there and the records after it import.
     private struct Capture {
         var start: Int
         var startTagEnd: Int
         var line: Int
         var openElements: [[UInt8]]
+        var firstNestedRecord: Int?
     }
 
     private static let commentOpen = Array("<!--".utf8)
@@ -83,12 +86,13 @@ final class HealthXMLScanner {
 
     /// Ends the file: scans what is left and checks the document was complete.
     func finish() throws {
-        if !isRootClosed {
+        while !isRootClosed {
             try window.withUnsafeBytes { try scan($0, isFinal: true) }
-        }
-        if let unfinished = capture {
+            guard let unfinished = capture else { break }
             capture = nil
             onBrokenSleepRecord(unfinished.line, "sleep record not closed before the end of the file")
+            guard let nested = unfinished.firstNestedRecord else { break }
+            position = nested
         }
         guard isRootSeen else {
             throw ImportError.badFile(
@@ -114,16 +118,25 @@ final class HealthXMLScanner {
         }
         while true {
             try scanConstructs(buffer, isFinal: isFinal)
-            // Out of bytes. A sleep record that grew too long is given up: it is
-            // rejected and scanning resumes after its start tag.
             if let collected = capture, count - collected.start > maximumSleepRecordBytes {
-                capture = nil
-                onBrokenSleepRecord(
-                    collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
-                position = collected.startTagEnd
+                giveUpLongRecord(collected)
                 continue
             }
             return
+        }
+    }
+
+    /// Rejects a sleep record that grew past the limit. Scanning resumes at the first
+    /// record nested in it, or else after its start tag with the record counted as an
+    /// open element, so its own end tag still balances.
+    private func giveUpLongRecord(_ collected: Capture) {
+        capture = nil
+        onBrokenSleepRecord(collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
+        if let nested = collected.firstNestedRecord {
+            position = nested
+        } else {
+            position = collected.startTagEnd
+            depth += 1
         }
     }
 
@@ -134,6 +147,11 @@ final class HealthXMLScanner {
         var index = position
         defer { position = index }
         while !isRootClosed {
+            if let collected = capture, index - collected.start > maximumSleepRecordBytes {
+                giveUpLongRecord(collected)
+                index = position
+                continue
+            }
             if let terminator = pendingTerminator {
                 guard let end = ByteSearch.first(terminator, in: buffer, from: index, to: count) else {
                     index = max(index, count - terminator.count + 1)
@@ -297,6 +315,7 @@ final class HealthXMLScanner {
             onBrokenSleepRecord(
                 collected.line,
                 "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs")
+            if let nested = collected.firstNestedRecord { return nested }
             return name == Self.recordName ? close + 1 : open
         }
         depth -= 1
@@ -314,6 +333,11 @@ final class HealthXMLScanner {
     /// Handles a start tag; returns the index to continue at.
     private func startTag(_ tag: StartTag, _ buffer: UnsafeRawBufferPointer, at open: Int) throws -> Int {
         if capture != nil {
+            if capture?.firstNestedRecord == nil,
+                ByteSearch.equals(Self.recordName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
+            {
+                capture?.firstNestedRecord = open
+            }
             if !tag.isSelfClosing {
                 capture?.openElements.append(Array(UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange])))
             }
@@ -351,7 +375,9 @@ final class HealthXMLScanner {
                 if tag.isSelfClosing {
                     try onSleepRecord(UnsafeRawBufferPointer(rebasing: buffer[open..<tag.end]), line)
                 } else {
-                    capture = Capture(start: open, startTagEnd: tag.end, line: line, openElements: [Self.recordName])
+                    capture = Capture(
+                        start: open, startTagEnd: tag.end, line: line, openElements: [Self.recordName],
+                        firstNestedRecord: nil)
                 }
                 return tag.end
             }
@@ -394,6 +420,7 @@ final class HealthXMLScanner {
         if capture != nil {
             capture?.start -= keepFrom
             capture?.startTagEnd -= keepFrom
+            capture?.firstNestedRecord? -= keepFrom
         }
     }
 }

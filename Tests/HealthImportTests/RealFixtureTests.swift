@@ -19,7 +19,7 @@ struct RealFixtureTests {
             end: 19_723 * 86_400 + 1 * 3600 + 40 * 60 + 23, stage: .core,
             timeZoneIdentifier: "Europe/Amsterdam", printedUTCOffset: 7200)
         #expect(outcome.samples == [inBed, core])
-        #expect(outcome.locations.map(\.line) == [40, 46])
+        #expect(outcome.locations.map { $0.line } == [40, 46])
         #expect(outcome.report.kind == .xml)
         #expect(outcome.report.recordsSeen == 8)
         #expect(outcome.report.sleepRecords == 2)

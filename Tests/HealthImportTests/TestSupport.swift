@@ -37,14 +37,14 @@ struct TemporaryDirectory {
 /// What one read produced.
 struct ReadOutcome {
     var samples: [SleepSample]
-    var locations: [SourceLocation]
+    var locations: [RecordLocation]
     var report: ReadReport
 }
 
 /// Reads a source and collects every sample.
 func readAll(_ source: ImportSource, options: ReaderOptions = .standard) throws -> ReadOutcome {
     var samples: [SleepSample] = []
-    var locations: [SourceLocation] = []
+    var locations: [RecordLocation] = []
     let report = try HealthImportReader(options: options).read(source) { sample, location in
         samples.append(sample)
         locations.append(location)
