@@ -1,0 +1,113 @@
+import ExportFixtures
+import Foundation
+import Testing
+
+@testable import HealthImport
+import SleepCore
+
+/// XML quirks: Apple's and iOS 16's DTDs, correlations, generated exports, callbacks.
+struct XMLInputTests {
+    @Test(arguments: ExportSpec.DoctypeStyle.allCases)
+    func generatedExportRoundTrips(style: ExportSpec.DoctypeStyle) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let samples = SampleNights.generate(seed: 11, nights: 12)
+        let path = directory.path("export.xml")
+        var bytes: [UInt8] = []
+        let sink = ByteSink(blockBytes: 4096) { bytes.append(contentsOf: $0) }
+        try ExportXMLWriter.write(
+            samples: samples, spec: ExportSpec(seed: 11, approximateXMLBytes: 2 << 20, doctypeStyle: style), to: sink)
+        try directory.write("export.xml", bytes: bytes)
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples == samples)
+        #expect(outcome.report.diagnostics.isEmpty)
+        #expect(outcome.report.accepted == samples.count)
+        #expect(outcome.report.recordsSeen > samples.count * 10)
+        #expect(outcome.report.inputBytes == Int64(bytes.count))
+    }
+
+    @Test func iOS16DoctypeWithoutClosingBracketOfADeclaration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let doctype = """
+            <!DOCTYPE HealthData [
+            <!-- HealthKit Export Version: 12 -->
+            <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|VisionPrescription)*)>
+            <!ATTLIST WorkoutActivity
+              uuid                  CDATA #REQUIRED
+              startDate             CDATA #REQUIRED
+            <!ELEMENT WorkoutEvent EMPTY>
+            <!ATTLIST WorkoutEvent
+              type                  CDATA #REQUIRED
+            >
+            ]>
+
+            """
+        let path = try directory.write("export.xml", healthXML(sleepRecord(zone: "Europe/Rome"), doctype: doctype))
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples.map { $0.timeZoneIdentifier } == ["Europe/Rome"])
+        // The DOCTYPE spans lines 2-12, so the root is on 13 and the record on 15.
+        #expect(outcome.locations.map { $0.line } == [15])
+    }
+
+    @Test func recordsNestedInACorrelationAreNotCountedTwice() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let record = sleepRecord(source: "Cuff")
+        let body = " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Cuff\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-01 23:00:00 +0100\">\n"
+            + " <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Oslo\"/>\n" + record + " </Correlation>\n" + record
+        let path = try directory.write("export.xml", healthXML(body))
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples.count == 1)
+        #expect(outcome.samples.first?.timeZoneIdentifier == nil)
+        #expect(outcome.locations.map { $0.line } == [8])
+        #expect(outcome.report.recordsSeen == 1)
+    }
+
+    @Test func byteOrderMarkCommentsAndProcessingInstructions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = "\u{FEFF}" + healthXML(
+            " <!-- <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> -->\n <?pi <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> ?>\n"
+                + sleepRecord())
+        let path = try directory.write("export.xml", text)
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples.count == 1)
+        #expect(outcome.locations.map { $0.line } == [6])
+        #expect(outcome.report.sleepRecords == 1)
+    }
+
+    @Test func errorThrownBySampleCallbackStopsTheRead() throws {
+        struct Stop: Error {}
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let samples = SampleNights.generate(seed: 2, nights: 40)
+        try ExportZipWriter.write(samples: samples, spec: ExportSpec(seed: 2, approximateXMLBytes: 4 << 20), toPath: directory.path("e.zip"))
+        var seen = 0
+        #expect(throws: Stop.self) {
+            _ = try HealthImportReader().read(.path(directory.path("e.zip"))) { _, _ in
+                seen += 1
+                if seen == 3 { throw Stop() }
+            }
+        }
+        #expect(seen == 3)
+    }
+
+    @Test func progressIsReported() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let samples = SampleNights.generate(seed: 4, nights: 10)
+        var bytes: [UInt8] = []
+        let sink = ByteSink { bytes.append(contentsOf: $0) }
+        try ExportXMLWriter.write(samples: samples, spec: ExportSpec(seed: 4, approximateXMLBytes: 3 << 20), to: sink)
+        let path = try directory.write("export.xml", bytes: bytes)
+        var reports: [ImportProgress] = []
+        let report = try HealthImportReader(options: ReaderOptions(progressIntervalBytes: 1 << 20)).read(
+            .path(path), onSample: { _, _ in }, onProgress: { reports.append($0) })
+        #expect(reports.count >= 3)
+        #expect(reports.last?.inputBytesRead == Int64(bytes.count))
+        #expect(reports.last?.inputBytesTotal == Int64(bytes.count))
+        #expect(reports.last?.sleepRecords == samples.count)
+        #expect(report.sleepRecords == samples.count)
+    }
+}
