@@ -88,8 +88,11 @@ final class SleepRecordParser {
         while index < count {
             let byte = bytes[index]
             if byte >= 0x20 && byte < 0x80 {
-                output.append(byte)
-                index += 1
+                // Copy a run of printable ASCII at once.
+                var runEnd = index + 1
+                while runEnd < count, bytes[runEnd] >= 0x20, bytes[runEnd] < 0x80 { runEnd += 1 }
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<runEnd]))
+                index = runEnd
                 continue
             }
             if byte < 0x20 {

@@ -24,6 +24,11 @@ struct StartTag {
         var index = open + 1
         while index < count {
             let byte = buffer[index]
+            // Every byte that can end a name is at most ">" (0x3E); letters are above.
+            if byte > 0x3E { 
+                index += 1
+                continue
+            }
             if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { break }
             index += 1
         }
@@ -36,7 +41,6 @@ struct StartTag {
         isMalformed = false
         isSelfClosing = false
         end = count
-        let typeName = [UInt8](arrayLiteral: 0x74, 0x79, 0x70, 0x65)  // "type"
         while true {
             while index < count, ByteSearch.isSpace(buffer[index]) { index += 1 }
             guard index < count else { return nil }
@@ -60,6 +64,10 @@ struct StartTag {
             let nameStart = index
             while index < count {
                 let current = buffer[index]
+                if current > 0x3E {
+                    index += 1
+                    continue
+                }
                 if current == UInt8(ascii: "=") || ByteSearch.isSpace(current) || current == UInt8(ascii: ">")
                     || current == UInt8(ascii: "/") || current == UInt8(ascii: "\"") || current == UInt8(ascii: "'")
                 {
@@ -84,10 +92,17 @@ struct StartTag {
                 continue
             }
             guard let close = ByteSearch.first(quote, in: buffer, from: index + 1, to: count) else { return nil }
-            if isTypeWanted, typeRange == nil, ByteSearch.equals(typeName, in: buffer, from: nameStart, to: nameEnd) {
+            if isTypeWanted, typeRange == nil, Self.isTypeName(buffer, from: nameStart, to: nameEnd) {
                 typeRange = (index + 1)..<close
             }
             index = close + 1
         }
+    }
+
+    /// Whether `buffer[from..<to]` is `type`.
+    @inline(__always)
+    private static func isTypeName(_ buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Bool {
+        to - from == 4 && buffer[from] == UInt8(ascii: "t") && buffer[from + 1] == UInt8(ascii: "y")
+            && buffer[from + 2] == UInt8(ascii: "p") && buffer[from + 3] == UInt8(ascii: "e")
     }
 }
