@@ -53,7 +53,9 @@ func parseArguments() -> Arguments {
         case "--format": arguments.format = value
         case "--output": arguments.output = value
         case "--doctype":
-            guard let style = ExportSpec.DoctypeStyle(rawValue: value) else { usage("bad doctype \(value)") }
+            guard let style = ExportSpec.DoctypeStyle(rawValue: value) else {
+                usage("bad doctype \(value)")
+            }
             arguments.doctype = style
         case "--read": arguments.readPath = value
         default: usage("unknown flag \(flag)")
@@ -72,10 +74,16 @@ func readBack(_ path: String) {
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let xmlBytes = report.inputBytes
-        print("kind=\(report.kind.rawValue) entry=\(report.entryName ?? "-") inputBytes=\(report.inputBytes)")
-        print("records=\(report.recordsSeen) sleep=\(report.sleepRecords) accepted=\(report.accepted) rejected=\(report.rejected) samples=\(samples)")
+        print(
+            "kind=\(report.kind.rawValue) entry=\(report.entryName ?? "-") inputBytes=\(report.inputBytes)"
+        )
+        print(
+            "records=\(report.recordsSeen) sleep=\(report.sleepRecords) accepted=\(report.accepted) rejected=\(report.rejected) samples=\(samples)"
+        )
         print("sha256=\(report.sha256)")
-        print(String(format: "seconds=%.3f inputMBps=%.1f", seconds, Double(xmlBytes) / 1_048_576 / seconds))
+        print(
+            String(format: "seconds=%.3f inputMBps=%.1f", seconds, Double(xmlBytes) / 1_048_576 / seconds)
+        )
     } catch {
         FileHandle.standardError.write(Data("make-export: \(error)\n".utf8))
         exit(65)
@@ -92,7 +100,8 @@ guard let output = arguments.output else { usage("--output is required") }
 let records = max(arguments.size / 330, 1)
 let nights = max(Int(records * 3 / 100 / 15), 1)
 let samples = SampleNights.generate(seed: arguments.seed, nights: nights)
-let spec = ExportSpec(seed: arguments.seed, approximateXMLBytes: arguments.size, doctypeStyle: arguments.doctype)
+let spec = ExportSpec(
+    seed: arguments.seed, approximateXMLBytes: arguments.size, doctypeStyle: arguments.doctype)
 do {
     switch arguments.format {
     case "zip":
@@ -105,7 +114,8 @@ do {
         try ExportXMLWriter.write(samples: samples, spec: spec, to: sink)
         try handle.close()
     case "csv":
-        try ExportCSVWriter.text(samples: samples).write(toFile: output, atomically: true, encoding: .utf8)
+        try ExportCSVWriter.text(samples: samples).write(
+            toFile: output, atomically: true, encoding: .utf8)
     default:
         usage("unknown format \(arguments.format)")
     }

@@ -15,7 +15,8 @@ public enum AppleDateText {
 
     /// ISO 8601 in UTC: `2024-01-01T00:55:28Z`.
     public static func formatISO8601(_ secondsSince1970: Int64) -> String {
-        let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
+        let days =
+            secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
         let secondOfDay = secondsSince1970 - days * 86_400
         let (year, month, day) = civilDate(daysSince1970: days)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(Int(secondOfDay / 3600), 2)):"

@@ -7,7 +7,9 @@ public final class ByteSink {
     public private(set) var bytesWritten: Int64 = 0
 
     /// Creates a sink passing blocks of about `blockBytes` to `flushHandler`.
-    public init(blockBytes: Int = 1 << 20, flushHandler: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    public init(
+        blockBytes: Int = 1 << 20, flushHandler: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) {
         self.blockBytes = blockBytes
         self.flushHandler = flushHandler
         buffer.reserveCapacity(blockBytes + 4096)

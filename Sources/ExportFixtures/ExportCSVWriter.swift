@@ -18,14 +18,16 @@ public enum ExportCSVWriter {
                 ExportXMLWriter.healthKitValue(sample.stage),
                 sample.timeZoneIdentifier ?? "",
             ]
-            lines.append(fields.map { quoted($0, delimiter: delimiter) }.joined(separator: String(delimiter)))
+            lines.append(
+                fields.map { quoted($0, delimiter: delimiter) }.joined(separator: String(delimiter)))
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// Quotes a field when it holds the delimiter, a quote or a line break.
     static func quoted(_ field: String, delimiter: Character) -> String {
-        guard field.contains(where: { $0 == delimiter || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+        guard field.contains(where: { $0 == delimiter || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        else {
             return field
         }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -13,7 +13,9 @@ public enum ExportZipWriter {
 
     /// Writes the zip to `path`.
     public static func write(samples: [SleepSample], spec: ExportSpec, toPath path: String) throws {
-        guard let archive = archive_write_new() else { throw WriteError(description: "archive_write_new failed") }
+        guard let archive = archive_write_new() else {
+            throw WriteError(description: "archive_write_new failed")
+        }
         defer { archive_write_free(archive) }
         func check(_ status: Int32, _ what: String) throws {
             guard status >= ARCHIVE_WARN else {
@@ -43,7 +45,9 @@ public enum ExportZipWriter {
         _ archive: OpaquePointer, name: String, size: Int64?, check: (Int32, String) throws -> Void,
         body: (ByteSink) throws -> Void
     ) throws {
-        guard let entry = archive_entry_new() else { throw WriteError(description: "archive_entry_new failed") }
+        guard let entry = archive_entry_new() else {
+            throw WriteError(description: "archive_entry_new failed")
+        }
         defer { archive_entry_free(entry) }
         archive_entry_set_pathname_utf8(entry, name)
         archive_entry_set_filetype(entry, 0o100000)

@@ -20,8 +20,10 @@ public enum SampleNights {
         var samples: [SleepSample] = []
         samples.reserveCapacity(nights * 16)
         for night in 0..<Int64(max(nights, 0)) {
-            let eveningMidnightUTC = (firstEveningDaysSince1970 + night) * 86_400 - Int64(utcOffsetSeconds)
-            let bedtime = eveningMidnightUTC + 22 * 3600 + Int64.random(in: 0...(150 * 60), using: &random)
+            let eveningMidnightUTC =
+                (firstEveningDaysSince1970 + night) * 86_400 - Int64(utcOffsetSeconds)
+            let bedtime =
+                eveningMidnightUTC + 22 * 3600 + Int64.random(in: 0...(150 * 60), using: &random)
             let onset = bedtime + Int64.random(in: (5 * 60)...(30 * 60), using: &random)
             let wake = onset + Int64.random(in: (6 * 3600)...(8 * 3600 + 1800), using: &random)
             let outOfBed = wake + Int64.random(in: 60...(20 * 60), using: &random)
@@ -39,7 +41,8 @@ public enum SampleNights {
                     stage = [SleepStage.core, .core, .deep, .rem].randomElement(using: &random) ?? .core
                 }
                 isFirst = false
-                let length = stage == .awake
+                let length =
+                    stage == .awake
                     ? Int64.random(in: 60...(6 * 60), using: &random)
                     : Int64.random(in: (10 * 60)...(45 * 60), using: &random)
                 let end = min(cursor + length, wake)

@@ -13,7 +13,9 @@ enum ByteSearch {
     }
 
     /// Index of the first occurrence of `pattern` in `buffer[from..<to]`.
-    static func first(_ pattern: [UInt8], in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+    static func first(_ pattern: [UInt8], in buffer: UnsafeRawBufferPointer, from: Int, to: Int)
+        -> Int?
+    {
         guard let lead = pattern.first else { return from }
         var index = from
         while let candidate = first(lead, in: buffer, from: index, to: to - pattern.count + 1) {
@@ -31,7 +33,9 @@ enum ByteSearch {
     /// Whether `buffer[at...]` starts with `literal`; `nil` when too few bytes are
     /// available to tell.
     @inline(__always)
-    static func hasPrefix(_ literal: [UInt8], in buffer: UnsafeRawBufferPointer, at index: Int) -> Bool? {
+    static func hasPrefix(_ literal: [UInt8], in buffer: UnsafeRawBufferPointer, at index: Int)
+        -> Bool?
+    {
         let available = buffer.count - index
         for offset in 0..<min(available, literal.count) where buffer[index + offset] != literal[offset] {
             return false
@@ -41,7 +45,9 @@ enum ByteSearch {
 
     /// Whether `buffer[range]` equals `literal`.
     @inline(__always)
-    static func equals(_ literal: [UInt8], in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Bool {
+    static func equals(_ literal: [UInt8], in buffer: UnsafeRawBufferPointer, from: Int, to: Int)
+        -> Bool
+    {
         guard to - from == literal.count else { return false }
         for offset in 0..<literal.count where buffer[from + offset] != literal[offset] {
             return false

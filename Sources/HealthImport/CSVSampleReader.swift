@@ -87,7 +87,9 @@ final class CSVSampleReader {
         if isInQuotes && !isQuotePending {
             session.report.recordsSeen += 1
             session.report.sleepRecords += 1
-            session.reject(file: fileName, line: rowStartLine, reason: "a quoted field is not closed before the end of the file")
+            session.reject(
+                file: fileName, line: rowStartLine,
+                reason: "a quoted field is not closed before the end of the file")
             return
         }
         isInQuotes = false

@@ -1,19 +1,10 @@
 import Foundation
 
-/// What the reading thread hands to the scanning thread.
-enum PipelineEvent: Sendable {
-    /// The zip entry whose bytes follow.
-    case entry(name: String)
-    /// The next bytes of the XML or CSV text.
-    case bytes([UInt8])
-}
-
 /// A bounded first-in-first-out queue between the reading (inflating) thread and the
 /// scanning thread, so memory stays at `capacity` chunks whatever the input size.
 final class ChunkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var events: [PipelineEvent] = []
-    private var head = 0
     private let capacity: Int
     private var isFinished = false
     private var isCancelled = false
@@ -28,7 +19,7 @@ final class ChunkQueue: @unchecked Sendable {
     func push(_ event: PipelineEvent) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while events.count - head >= capacity && !isCancelled {
+        while events.count >= capacity && !isCancelled {
             condition.wait()
         }
         if isCancelled { return false }
@@ -57,16 +48,13 @@ final class ChunkQueue: @unchecked Sendable {
     func pop() throws(ImportError) -> PipelineEvent? {
         condition.lock()
         defer { condition.unlock() }
-        while head == events.count && !isFinished {
+        while events.isEmpty && !isFinished {
             condition.wait()
         }
-        if head < events.count {
-            let event = events[head]
-            head += 1
-            if head > 64 && head * 2 > events.count {
-                events.removeFirst(head)
-                head = 0
-            }
+        if !events.isEmpty {
+            // At most `capacity` events wait, so removing the first is cheap, and a
+            // popped chunk is released as soon as the scanner is done with it.
+            let event = events.removeFirst()
             condition.broadcast()
             return event
         }
@@ -79,7 +67,6 @@ final class ChunkQueue: @unchecked Sendable {
         condition.lock()
         isCancelled = true
         events.removeAll()
-        head = 0
         condition.broadcast()
         condition.unlock()
     }

@@ -47,7 +47,8 @@ public struct HealthImportReader: Sendable {
         switch source {
         case .path(let path): input = try RawInput.open(path: path)
         case .standardInput: input = RawInput.borrowing(fileDescriptor: 0, name: "-")
-        case .fileDescriptor(let descriptor, let name): input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
+        case .fileDescriptor(let descriptor, let name):
+            input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
         }
         let decision = try sniff(input)
         return try withoutActuallyEscaping(onSample) { onSample in
@@ -107,7 +108,8 @@ public struct HealthImportReader: Sendable {
         producer.name = "health-import-reader"
         producer.start()
         do {
-            try consume(queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
+            try consume(
+                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
         } catch {
             queue.cancel()
             producerDone.wait()
@@ -161,7 +163,9 @@ public struct HealthImportReader: Sendable {
     }
 
     /// The reading side for XML and CSV: raw chunks as they are.
-    private static func copyChunks(from input: RawInput, chunkBytes: Int, queue: ChunkQueue) -> ImportError? {
+    private static func copyChunks(from input: RawInput, chunkBytes: Int, queue: ChunkQueue)
+        -> ImportError?
+    {
         do {
             while true {
                 var count = 0
@@ -178,52 +182,5 @@ public struct HealthImportReader: Sendable {
         } catch {
             return .io(file: input.name, reason: "\(error)")
         }
-    }
-}
-
-/// A reader of XML or CSV text fed in chunks.
-protocol TextSampleReader: AnyObject {
-    /// Whether the text is complete and later bytes are to be ignored.
-    var isFinished: Bool { get }
-    func feed(_ bytes: UnsafeRawBufferPointer) throws
-    func finish() throws
-}
-
-extension CSVSampleReader: TextSampleReader {
-    var isFinished: Bool { false }
-}
-
-/// The XML side: the pre-filter scanner feeding the sleep-record parser.
-final class XMLSampleReader: TextSampleReader {
-    private let scanner: HealthXMLScanner
-    private let parser: SleepRecordParser
-    private let session: ReadSession
-
-    init(fileName: String, session: ReadSession) {
-        let parser = SleepRecordParser(fileName: fileName, session: session)
-        self.parser = parser
-        self.session = session
-        scanner = HealthXMLScanner(
-            fileName: fileName, options: session.options,
-            onSleepRecord: { bytes, line in try parser.add(record: bytes, line: line) },
-            onBrokenSleepRecord: { line, reason in session.reject(file: fileName, line: line, reason: reason) })
-    }
-
-    var isFinished: Bool { scanner.isRootClosed }
-
-    func feed(_ bytes: UnsafeRawBufferPointer) throws {
-        try scanner.feed(bytes)
-        updateCounts()
-    }
-
-    func finish() throws {
-        defer { updateCounts() }
-        try scanner.finish()
-        try parser.flush()
-    }
-
-    private func updateCounts() {
-        session.report.recordsSeen = scanner.recordsSeen
-        session.report.sleepRecords = scanner.sleepRecordsSeen
     }
 }

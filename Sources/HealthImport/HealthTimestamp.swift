@@ -21,8 +21,8 @@ public struct HealthTimestamp: Sendable, Hashable {
     /// Hand-written for speed: Foundation's `DateFormatter` manages about 10 000 dates
     /// a second on Linux.
     public init?(parsing text: some StringProtocol) {
-        var utf8 = Array(text.utf8)
-        guard let parsed = utf8.withUnsafeMutableBytes({ HealthTimestamp(bytes: UnsafeRawBufferPointer($0)) })
+        let utf8 = Array(text.utf8)
+        guard let parsed = utf8.withUnsafeBytes({ HealthTimestamp(bytes: $0) })
         else { return nil }
         self = parsed
     }

@@ -96,13 +96,15 @@ final class HealthXMLScanner {
         }
         guard isRootSeen else {
             throw ImportError.badFile(
-                file: fileName, line: nil, reason: "no <HealthData> root element: not an Apple Health export")
+                file: fileName, line: nil,
+                reason: "no <HealthData> root element: not an Apple Health export")
         }
         guard isRootClosed else {
             let lastLine = window.withUnsafeBytes { lineNumber(at: $0.count, in: $0) }
             throw ImportError.badFile(
                 file: fileName, line: lastLine,
-                reason: "the export ends before its closing </HealthData>: the file is truncated or damaged")
+                reason: "the export ends before its closing </HealthData>: the file is truncated or damaged"
+            )
         }
     }
 
@@ -111,7 +113,9 @@ final class HealthXMLScanner {
     private func scan(_ buffer: UnsafeRawBufferPointer, isFinal: Bool) throws {
         let count = buffer.count
         if isAtStart {
-            guard let hasMark = ByteSearch.hasPrefix(Self.byteOrderMark, in: buffer, at: 0) ?? (isFinal ? false : nil)
+            guard
+                let hasMark = ByteSearch.hasPrefix(Self.byteOrderMark, in: buffer, at: 0)
+                    ?? (isFinal ? false : nil)
             else { return }
             if hasMark { position = 3 }
             isAtStart = false
@@ -131,7 +135,8 @@ final class HealthXMLScanner {
     /// open element, so its own end tag still balances.
     private func giveUpLongRecord(_ collected: Capture) {
         capture = nil
-        onBrokenSleepRecord(collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
+        onBrokenSleepRecord(
+            collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
         if let nested = collected.firstNestedRecord {
             position = nested
         } else {
@@ -160,7 +165,8 @@ final class HealthXMLScanner {
                 index = end + terminator.count
                 pendingTerminator = nil
             }
-            guard let open = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: index, to: count) else {
+            guard let open = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: index, to: count)
+            else {
                 index = count
                 return
             }
@@ -171,18 +177,22 @@ final class HealthXMLScanner {
                 guard let next = try skipDeclaration(buffer, at: open, isFinal: isFinal) else { return }
                 index = next
             } else if marker == UInt8(ascii: "?") {
-                guard let next = skipDelimited(buffer, at: open, contentStart: open + 2, close: Self.instructionClose)
+                guard
+                    let next = skipDelimited(
+                        buffer, at: open, contentStart: open + 2, close: Self.instructionClose)
                 else { return }
                 index = next
             } else if marker == UInt8(ascii: "/") {
-                guard let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: count) else {
+                guard let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: count)
+                else {
                     try checkTagLength(buffer, at: open)
                     return
                 }
                 index = try endTag(buffer, at: open, close: close)
             } else {
                 let wantsType = capture == nil && depth == 1
-                guard let tag = StartTag(buffer, at: open, wantsTypeOf: wantsType ? Self.recordName : nil) else {
+                guard let tag = StartTag(buffer, at: open, wantsTypeOf: wantsType ? Self.recordName : nil)
+                else {
                     try checkTagLength(buffer, at: open)
                     return
                 }
@@ -193,20 +203,29 @@ final class HealthXMLScanner {
 
     /// Handles `<!...`: comment, CDATA, DOCTYPE or another declaration. Returns the
     /// index after it, or `nil` to wait for more bytes.
-    private func skipDeclaration(_ buffer: UnsafeRawBufferPointer, at open: Int, isFinal: Bool) throws -> Int? {
-        guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: open) else { return nil }
+    private func skipDeclaration(_ buffer: UnsafeRawBufferPointer, at open: Int, isFinal: Bool) throws
+        -> Int?
+    {
+        guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: open) else {
+            return nil
+        }
         if isComment {
             return skipDelimited(buffer, at: open, contentStart: open + 4, close: Self.commentClose)
         }
-        guard let isCDATA = ByteSearch.hasPrefix(Self.cdataOpen, in: buffer, at: open) else { return nil }
+        guard let isCDATA = ByteSearch.hasPrefix(Self.cdataOpen, in: buffer, at: open) else {
+            return nil
+        }
         if isCDATA {
             return skipDelimited(buffer, at: open, contentStart: open + 9, close: Self.cdataClose)
         }
-        guard let isDoctype = ByteSearch.hasPrefix(Self.doctypeOpen, in: buffer, at: open) else { return nil }
+        guard let isDoctype = ByteSearch.hasPrefix(Self.doctypeOpen, in: buffer, at: open) else {
+            return nil
+        }
         if isDoctype {
             guard !isRootSeen else {
                 throw ImportError.badFile(
-                    file: fileName, line: lineNumber(at: open, in: buffer), reason: "a DOCTYPE inside the document")
+                    file: fileName, line: lineNumber(at: open, in: buffer),
+                    reason: "a DOCTYPE inside the document")
             }
             if let end = try doctypeEnd(buffer, at: open) { return end }
             if isFinal || buffer.count - open > maximumTagBytes {
@@ -216,7 +235,9 @@ final class HealthXMLScanner {
             }
             return nil
         }
-        guard let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: buffer.count) else {
+        guard
+            let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: buffer.count)
+        else {
             try checkTagLength(buffer, at: open)
             return nil
         }
@@ -245,7 +266,9 @@ final class HealthXMLScanner {
         while index < count {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                guard let close = ByteSearch.first(byte, in: buffer, from: index + 1, to: count) else { return nil }
+                guard let close = ByteSearch.first(byte, in: buffer, from: index + 1, to: count) else {
+                    return nil
+                }
                 index = close + 1
                 continue
             }
@@ -264,18 +287,24 @@ final class HealthXMLScanner {
                 continue
             }
             if byte == UInt8(ascii: "<") {
-                guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: index) else { return nil }
+                guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: index) else {
+                    return nil
+                }
                 if isComment {
-                    guard let end = ByteSearch.first(Self.commentClose, in: buffer, from: index + 4, to: count)
+                    guard
+                        let end = ByteSearch.first(Self.commentClose, in: buffer, from: index + 4, to: count)
                     else { return nil }
                     index = end + 3
                     continue
                 }
-                guard let isEntity = ByteSearch.hasPrefix(Self.entityOpen, in: buffer, at: index) else { return nil }
+                guard let isEntity = ByteSearch.hasPrefix(Self.entityOpen, in: buffer, at: index) else {
+                    return nil
+                }
                 if isEntity {
                     throw ImportError.badFile(
                         file: fileName, line: lineNumber(at: index, in: buffer),
-                        reason: "the DOCTYPE declares entities (<!ENTITY>); refused: entity expansion and external entities are never processed"
+                        reason:
+                            "the DOCTYPE declares entities (<!ENTITY>); refused: entity expansion and external entities are never processed"
                     )
                 }
             }
@@ -302,7 +331,8 @@ final class HealthXMLScanner {
                 collected.openElements.removeLast()
                 if collected.openElements.isEmpty {
                     capture = nil
-                    try onSleepRecord(UnsafeRawBufferPointer(rebasing: buffer[collected.start..<(close + 1)]), collected.line)
+                    try onSleepRecord(
+                        UnsafeRawBufferPointer(rebasing: buffer[collected.start..<(close + 1)]), collected.line)
                 } else {
                     capture = collected
                 }
@@ -314,7 +344,8 @@ final class HealthXMLScanner {
             let expected = String(decoding: collected.openElements.last ?? [], as: UTF8.self)
             onBrokenSleepRecord(
                 collected.line,
-                "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs")
+                "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs"
+            )
             if let nested = collected.firstNestedRecord { return nested }
             return name == Self.recordName ? close + 1 : open
         }
@@ -331,10 +362,13 @@ final class HealthXMLScanner {
     }
 
     /// Handles a start tag; returns the index to continue at.
-    private func startTag(_ tag: StartTag, _ buffer: UnsafeRawBufferPointer, at open: Int) throws -> Int {
+    private func startTag(_ tag: StartTag, _ buffer: UnsafeRawBufferPointer, at open: Int) throws
+        -> Int
+    {
         if capture != nil {
             if capture?.firstNestedRecord == nil,
-                ByteSearch.equals(Self.recordName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
+                ByteSearch.equals(
+                    Self.recordName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
             {
                 capture?.firstNestedRecord = open
             }
@@ -344,9 +378,12 @@ final class HealthXMLScanner {
             return tag.end
         }
         if depth == 0 {
-            guard ByteSearch.equals(Self.rootName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
+            guard
+                ByteSearch.equals(
+                    Self.rootName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
             else {
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]), as: UTF8.self)
+                let name = String(
+                    decoding: UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]), as: UTF8.self)
                 throw ImportError.badFile(
                     file: fileName, line: lineNumber(at: open, in: buffer),
                     reason: "the root element is <\(name)>, not <HealthData>: not an Apple Health export")
@@ -365,7 +402,8 @@ final class HealthXMLScanner {
                 sleepRecordsSeen += 1
                 let line = lineNumber(at: open, in: buffer)
                 if let stray = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: open + 1, to: tag.end) {
-                    onBrokenSleepRecord(line, "broken markup in sleep record: '<' inside the Record start tag")
+                    onBrokenSleepRecord(
+                        line, "broken markup in sleep record: '<' inside the Record start tag")
                     return stray
                 }
                 if tag.isMalformed {

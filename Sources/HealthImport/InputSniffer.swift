@@ -42,7 +42,9 @@ enum InputSniffer {
             return .needMoreBytes
         }
         // CSV: the first line must be a header naming known columns.
-        guard let lineEnd = prefix[textStart...].firstIndex(of: 0x0A) ?? (isComplete ? prefix.count : nil) else {
+        guard
+            let lineEnd = prefix[textStart...].firstIndex(of: 0x0A) ?? (isComplete ? prefix.count : nil)
+        else {
             return prefix.count - textStart >= maximumHeaderBytes ? .unrecognized : .needMoreBytes
         }
         var line = Array(prefix[textStart..<lineEnd])

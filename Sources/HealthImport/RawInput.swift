@@ -75,7 +75,9 @@ final class RawInput: @unchecked Sendable {
         if sniffedBytesServed < sniffedBytes.count {
             let count = min(buffer.count, sniffedBytes.count - sniffedBytesServed)
             sniffedBytes.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[sniffedBytesServed..<sniffedBytesServed + count]))
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(
+                        rebasing: source[sniffedBytesServed..<sniffedBytesServed + count]))
             }
             sniffedBytesServed += count
             if sniffedBytesServed == sniffedBytes.count {

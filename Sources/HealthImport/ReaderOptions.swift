@@ -17,9 +17,9 @@ public struct ReaderOptions: Sendable, Hashable {
     /// longer than this is rejected as not closed. Default 1 MiB.
     public var maximumSleepRecordBytes: Int
     /// Size of the chunks passed from the reading (inflating) thread to the scanning
-    /// thread. Default 1 MiB.
+    /// thread. Default 1 MiB; at least 1.
     public var chunkBytes: Int
-    /// How many chunks may wait between the two threads. Default 8.
+    /// How many chunks may wait between the two threads. Default 8; at least 1.
     public var queuedChunks: Int
     /// How many bytes of an input pass between two progress reports. Default 64 MiB.
     public var progressIntervalBytes: Int64
@@ -43,8 +43,8 @@ public struct ReaderOptions: Sendable, Hashable {
         self.compressionRatioGraceBytes = compressionRatioGraceBytes
         self.maximumTagBytes = maximumTagBytes
         self.maximumSleepRecordBytes = maximumSleepRecordBytes
-        self.chunkBytes = chunkBytes
-        self.queuedChunks = queuedChunks
+        self.chunkBytes = max(chunkBytes, 1)
+        self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes
         self.maximumDiagnostics = maximumDiagnostics
     }

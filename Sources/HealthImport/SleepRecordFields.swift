@@ -26,8 +26,9 @@ struct SleepRecordFields: Sendable, Hashable {
         guard let startDate else { return .failure(RecordRejection("missing startDate")) }
         guard let endDate else { return .failure(RecordRejection("missing endDate")) }
         guard let value else { return .failure(RecordRejection("missing value")) }
-        guard let stage = SleepStage(healthKitValue: value)
-            ?? SleepStage(healthKitValue: "HKCategoryValueSleepAnalysis" + value)
+        guard
+            let stage = SleepStage(healthKitValue: value)
+                ?? SleepStage(healthKitValue: "HKCategoryValueSleepAnalysis" + value)
         else {
             return .failure(RecordRejection("unknown sleep value \"\(value)\""))
         }
@@ -45,14 +46,5 @@ struct SleepRecordFields: Sendable, Hashable {
             SleepSample(
                 source: sourceName, start: start.secondsSince1970, end: end.secondsSince1970, stage: stage,
                 timeZoneIdentifier: zone, printedUTCOffset: start.utcOffsetSeconds))
-    }
-}
-
-/// Why one record was not imported.
-struct RecordRejection: Error, Hashable {
-    var reason: String
-
-    init(_ reason: String) {
-        self.reason = reason
     }
 }

@@ -80,7 +80,9 @@ final class SleepRecordParser {
 
     /// Appends a record, replacing characters XML 1.0 forbids by U+FFFD; returns how
     /// many were replaced, or a rejection for invalid UTF-8.
-    static func appendSanitized(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) -> Result<Int, RecordRejection> {
+    static func appendSanitized(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) -> Result<
+        Int, RecordRejection
+    > {
         let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
         var replaced = 0
         var index = 0
@@ -108,9 +110,15 @@ final class SleepRecordParser {
             let length: Int
             var scalar: UInt32
             switch byte {
-            case 0xC2...0xDF: length = 2; scalar = UInt32(byte & 0x1F)
-            case 0xE0...0xEF: length = 3; scalar = UInt32(byte & 0x0F)
-            case 0xF0...0xF4: length = 4; scalar = UInt32(byte & 0x07)
+            case 0xC2...0xDF:
+                length = 2
+                scalar = UInt32(byte & 0x1F)
+            case 0xE0...0xEF:
+                length = 3
+                scalar = UInt32(byte & 0x0F)
+            case 0xF0...0xF4:
+                length = 4
+                scalar = UInt32(byte & 0x07)
             default: return .failure(RecordRejection("invalid UTF-8 (byte 0x\(String(byte, radix: 16)))"))
             }
             guard index + length <= count else {
@@ -119,7 +127,8 @@ final class SleepRecordParser {
             for offset in 1..<length {
                 let continuation = bytes[index + offset]
                 guard continuation & 0xC0 == 0x80 else {
-                    return .failure(RecordRejection("invalid UTF-8 (byte 0x\(String(byte, radix: 16)) not continued)"))
+                    return .failure(
+                        RecordRejection("invalid UTF-8 (byte 0x\(String(byte, radix: 16)) not continued)"))
                 }
                 scalar = scalar << 6 | UInt32(continuation & 0x3F)
             }
@@ -136,55 +145,5 @@ final class SleepRecordParser {
             index += length
         }
         return .success(replaced)
-    }
-}
-
-/// An `XMLParser` delegate collecting `Record` elements that are direct children of the
-/// document root, with their `HKTimeZone` metadata (a direct `MetadataEntry` child).
-final class RecordCollector: NSObject, XMLParserDelegate {
-    private(set) var records: [SleepRecordFields] = []
-    private var depth = 0
-    private var current: SleepRecordFields?
-    private(set) var failureReason = "malformed XML"
-
-    /// Parses a document; returns whether it parsed without error.
-    func parse(_ data: Data) -> Bool {
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.delegate = self
-        let isParsed = parser.parse()
-        if !isParsed {
-            let code = (parser.parserError as? NSError)?.code ?? -1
-            failureReason = "malformed XML in sleep record (XMLParser error \(code))"
-        }
-        return isParsed && parser.parserError == nil
-    }
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
-    ) {
-        depth += 1
-        if depth == 2 && elementName == "Record" {
-            current = SleepRecordFields(
-                type: attributeDict["type"], sourceName: attributeDict["sourceName"],
-                startDate: attributeDict["startDate"], endDate: attributeDict["endDate"],
-                value: attributeDict["value"], timeZone: nil)
-        } else if depth == 3, elementName == "MetadataEntry", current != nil, current?.timeZone == nil,
-            attributeDict["key"] == "HKTimeZone"
-        {
-            current?.timeZone = attributeDict["value"]
-        }
-    }
-
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
-    ) {
-        if depth == 2, let record = current {
-            records.append(record)
-            current = nil
-        }
-        depth -= 1
     }
 }

@@ -25,18 +25,21 @@ struct StartTag {
         while index < count {
             let byte = buffer[index]
             // Every byte that can end a name is at most ">" (0x3E); letters are above.
-            if byte > 0x3E { 
+            if byte > 0x3E {
                 index += 1
                 continue
             }
-            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { break }
+            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
+                break
+            }
             index += 1
         }
         guard index < count else { return nil }
         nameRange = (open + 1)..<index
-        isTypeWanted = wantedName.map {
-            ByteSearch.equals($0, in: buffer, from: open + 1, to: index)
-        } ?? false
+        isTypeWanted =
+            wantedName.map {
+                ByteSearch.equals($0, in: buffer, from: open + 1, to: index)
+            } ?? false
         typeRange = nil
         isMalformed = false
         isSelfClosing = false
@@ -68,8 +71,10 @@ struct StartTag {
                     index += 1
                     continue
                 }
-                if current == UInt8(ascii: "=") || ByteSearch.isSpace(current) || current == UInt8(ascii: ">")
-                    || current == UInt8(ascii: "/") || current == UInt8(ascii: "\"") || current == UInt8(ascii: "'")
+                if current == UInt8(ascii: "=") || ByteSearch.isSpace(current)
+                    || current == UInt8(ascii: ">")
+                    || current == UInt8(ascii: "/") || current == UInt8(ascii: "\"")
+                    || current == UInt8(ascii: "'")
                 {
                     break
                 }
@@ -91,7 +96,9 @@ struct StartTag {
                 isMalformed = true
                 continue
             }
-            guard let close = ByteSearch.first(quote, in: buffer, from: index + 1, to: count) else { return nil }
+            guard let close = ByteSearch.first(quote, in: buffer, from: index + 1, to: count) else {
+                return nil
+            }
             if isTypeWanted, typeRange == nil, Self.isTypeName(buffer, from: nameStart, to: nameEnd) {
                 typeRange = (index + 1)..<close
             }

@@ -9,7 +9,9 @@ enum XMLText {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            guard byte == UInt8(ascii: "&"), let semicolon = bytes[index...].firstIndex(of: UInt8(ascii: ";")) else {
+            guard byte == UInt8(ascii: "&"),
+                let semicolon = bytes[index...].firstIndex(of: UInt8(ascii: ";"))
+            else {
                 output.append(byte)
                 index += 1
                 continue

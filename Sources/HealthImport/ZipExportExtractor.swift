@@ -67,15 +67,18 @@ enum ZipExportExtractor {
                 }
                 continue
             }
-            if archive_entry_size_is_set(entry) != 0, archive_entry_size(entry) > options.maximumEntryBytes {
+            if archive_entry_size_is_set(entry) != 0,
+                archive_entry_size(entry) > options.maximumEntryBytes
+            {
                 throw sizeCapExceeded(input: input.name, entry: name, options: options)
             }
             let consumedAtStart = archive_filter_bytes(archive, -1)
             var head = [UInt8](repeating: 0, count: recognitionBytes)
             var headCount = 0
             while headCount < head.count {
-                let got = head.withUnsafeMutableBytes { buffer in
-                    archive_read_data(archive, buffer.baseAddress! + headCount, buffer.count - headCount)
+                let got = head.withUnsafeMutableBytes { buffer -> la_ssize_t in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return archive_read_data(archive, base + headCount, buffer.count - headCount)
                 }
                 if got < 0 { throw damaged("the zip archive is truncated or damaged in entry \(name)") }
                 if got == 0 { break }
@@ -93,10 +96,11 @@ enum ZipExportExtractor {
             var inflated = Int64(headCount)
             while true {
                 var chunkCount = 0
-                let chunk = [UInt8](unsafeUninitializedCapacity: options.chunkBytes) { buffer, initialized in
+                let chunk = [UInt8](unsafeUninitializedCapacity: options.chunkBytes) {
+                    buffer, initialized in
                     var filled = 0
-                    while filled < buffer.count {
-                        let got = archive_read_data(archive, buffer.baseAddress! + filled, buffer.count - filled)
+                    while filled < buffer.count, let base = buffer.baseAddress {
+                        let got = archive_read_data(archive, base + filled, buffer.count - filled)
                         if got <= 0 {
                             if got < 0 { filled = -1 }
                             break
@@ -106,7 +110,9 @@ enum ZipExportExtractor {
                     chunkCount = filled
                     initialized = max(filled, 0)
                 }
-                if chunkCount < 0 { throw damaged("the zip archive is truncated or damaged in entry \(name)") }
+                if chunkCount < 0 {
+                    throw damaged("the zip archive is truncated or damaged in entry \(name)")
+                }
                 if chunkCount == 0 { break }
                 inflated += Int64(chunkCount)
                 if inflated > options.maximumEntryBytes {
@@ -128,14 +134,20 @@ enum ZipExportExtractor {
         guard isExportFound else {
             throw ImportError.badFile(
                 file: input.name, line: nil,
-                reason: "no Apple Health export in this zip (no entry with a <HealthData> root, such as apple_health_export/export.xml)")
+                reason:
+                    "no Apple Health export in this zip (no entry with a <HealthData> root, such as apple_health_export/export.xml)"
+            )
         }
     }
 
-    private static func sizeCapExceeded(input: String, entry: String, options: ReaderOptions) -> ImportError {
+    private static func sizeCapExceeded(input: String, entry: String, options: ReaderOptions)
+        -> ImportError
+    {
         .badFile(
             file: input, line: nil,
-            reason: "entry \(entry) inflates to more than \(options.maximumEntryBytes) bytes, the configured cap")
+            reason:
+                "entry \(entry) inflates to more than \(options.maximumEntryBytes) bytes, the configured cap"
+        )
     }
 
     private static func entryName(_ entry: OpaquePointer) -> String {
@@ -147,31 +159,18 @@ enum ZipExportExtractor {
     /// Whether the first bytes of an entry are an Apple Health export.
     static func isHealthExport(head: [UInt8]) -> Bool {
         head.withUnsafeBytes { buffer in
-            ByteSearch.first(Array("<!DOCTYPE HealthData".utf8), in: buffer, from: 0, to: buffer.count) != nil
+            ByteSearch.first(Array("<!DOCTYPE HealthData".utf8), in: buffer, from: 0, to: buffer.count)
+                != nil
                 || ByteSearch.first(Array("<HealthData".utf8), in: buffer, from: 0, to: buffer.count) != nil
         }
     }
 }
 
-/// What libarchive's read callback needs: the input and a block to read into.
-private final class ArchiveReadContext {
-    let input: RawInput
-    let block: UnsafeMutableRawBufferPointer
-    var failure: ImportError?
-
-    init(input: RawInput, blockBytes: Int) {
-        self.input = input
-        self.block = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockBytes, 64 * 1024), alignment: 16)
-    }
-
-    deinit {
-        block.deallocate()
-    }
-}
-
 /// libarchive's read callback: hands over the next block of raw input.
 private let readCallback:
-    @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeRawPointer?>?) -> la_ssize_t = {
+    @convention(c) (
+        OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeRawPointer?>?
+    ) -> la_ssize_t = {
         _, clientData, bufferOut in
         guard let clientData, let bufferOut else { return -1 }
         let context = Unmanaged<ArchiveReadContext>.fromOpaque(clientData).takeUnretainedValue()

@@ -17,7 +17,9 @@ struct AdversarialExport {
         var generator = Generator(random: SeededGenerator(seed: seed))
         let body = generator.document()
         let prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let beforeRoot = generator.pick(["", "<!-- prolog <Record type=\"\(Self.sleepType)\"/> -->\n", "<?app data?>\n"])
+        let beforeRoot = generator.pick([
+            "", "<!-- prolog <Record type=\"\(Self.sleepType)\"/> -->\n", "<?app data?>\n",
+        ])
         let doctype = """
             <!DOCTYPE HealthData [
             <!-- HealthKit Export Version: 3 ]> not the end -->
@@ -80,7 +82,8 @@ struct AdversarialExport {
         mutating func trickyText() -> String {
             pick([
                 "Watch", "Anna's \"Watch\"", "a > b", AdversarialExport.sleepType,
-                "type=\"\(AdversarialExport.sleepType)\"", "x<y&z", "Ünïcödé ⌚", "<Record type='\(AdversarialExport.sleepType)'/>",
+                "type=\"\(AdversarialExport.sleepType)\"", "x<y&z", "Ünïcödé ⌚",
+                "<Record type='\(AdversarialExport.sleepType)'/>",
                 "]]> --> ?>", "line\nbreak",
             ])
         }
@@ -107,7 +110,9 @@ struct AdversarialExport {
                 "HKCategoryValueSleepAnalysisAsleepUnspecified", "HKCategoryValueSleepAnalysisBogus",
             ]
             attributes.append(attribute("value", pick(values)))
-            if chance(50) { attributes.append(attribute("device", "<<HKDevice: 0x1>, name:Apple Watch>")) }
+            if chance(50) {
+                attributes.append(attribute("device", "<<HKDevice: 0x1>, name:Apple Watch>"))
+            }
             if chance(30) { attributes.append(attribute("xtype", AdversarialExport.sleepType)) }
             if chance(30) { attributes.append(attribute("note", trickyText())) }
             attributes.shuffle(using: &random)
@@ -126,9 +131,14 @@ struct AdversarialExport {
             case 0, 1:
                 return space() + "<MetadataEntry " + attribute("key", "HKTimeZone") + " "
                     + attribute("value", pick(["Europe/Paris", "America/New_York", "Asia/Tokyo", ""])) + "/>"
-            case 2: return space() + "<MetadataEntry " + attribute("key", "type") + " " + attribute("value", AdversarialExport.sleepType) + "/>"
-            case 3: return "<!-- <Record type=\"\(AdversarialExport.sleepType)\" sourceName=\"comment\"/> > -->"
-            case 4: return "<![CDATA[<Record type=\"\(AdversarialExport.sleepType)\"/> <MetadataEntry key=\"HKTimeZone\" value=\"X\"/>]]>"
+            case 2:
+                return space() + "<MetadataEntry " + attribute("key", "type") + " "
+                    + attribute("value", AdversarialExport.sleepType) + "/>"
+            case 3:
+                return "<!-- <Record type=\"\(AdversarialExport.sleepType)\" sourceName=\"comment\"/> > -->"
+            case 4:
+                return
+                    "<![CDATA[<Record type=\"\(AdversarialExport.sleepType)\"/> <MetadataEntry key=\"HKTimeZone\" value=\"X\"/>]]>"
             default: return " text > with > brackets "
             }
         }
@@ -136,14 +146,18 @@ struct AdversarialExport {
         mutating func otherRecord() -> String {
             let type = pick([
                 "HKQuantityTypeIdentifierHeartRate", "HKCategoryTypeIdentifierSleepAnalysisX",
-                " \(AdversarialExport.sleepType)", "\(AdversarialExport.sleepType) ", "HKDataTypeSleepDurationGoal",
+                " \(AdversarialExport.sleepType)", "\(AdversarialExport.sleepType) ",
+                "HKDataTypeSleepDurationGoal",
                 "\(AdversarialExport.sleepType)&#10;",
             ])
             var attributes = [
                 "type=\"\(type)\"", attribute("sourceName", trickyText()), attribute("startDate", date()),
-                attribute("endDate", date()), attribute("value", chance(50) ? "72" : "HKCategoryValueSleepAnalysisInBed"),
+                attribute("endDate", date()),
+                attribute("value", chance(50) ? "72" : "HKCategoryValueSleepAnalysisInBed"),
             ]
-            if chance(40) { attributes.append(attribute("comment", "type=\"\(AdversarialExport.sleepType)\" />")) }
+            if chance(40) {
+                attributes.append(attribute("comment", "type=\"\(AdversarialExport.sleepType)\" />"))
+            }
             attributes.shuffle(using: &random)
             let open = "<Record" + attributes.map { space() + $0 }.joined()
             if chance(50) { return open + "/>" }
@@ -163,7 +177,8 @@ struct AdversarialExport {
                     + space() + "<MetadataEntry key=\"HKTimeZone\" value=\"Europe/Oslo\"/>" + nested + space()
                     + "</Correlation>"
             case 66..<70:
-                return "<Workout " + attribute("workoutActivityType", "HKWorkoutActivityTypeRunning") + ">" + space()
+                return "<Workout " + attribute("workoutActivityType", "HKWorkoutActivityTypeRunning") + ">"
+                    + space()
                     + sleepRecord(depth: 2) + "<WorkoutEvent type=\"x\"/>" + "</Workout>"
             case 70..<76:
                 return "<!-- " + sleepRecord(depth: 1).replacingOccurrences(of: "--", with: "- -") + " -->"
@@ -175,7 +190,8 @@ struct AdversarialExport {
                 return "<?fake " + record.replacingOccurrences(of: "?>", with: "? >") + " ?>"
             case 84..<88:
                 let name = pick(["RecordX", "Records", "record", "ns:Record"])
-                return "<\(name) type=\"\(AdversarialExport.sleepType)\" sourceName=\"lookalike\" startDate=\"\(date())\" endDate=\"\(date())\" value=\"HKCategoryValueSleepAnalysisInBed\"/>"
+                return
+                    "<\(name) type=\"\(AdversarialExport.sleepType)\" sourceName=\"lookalike\" startDate=\"\(date())\" endDate=\"\(date())\" value=\"HKCategoryValueSleepAnalysisInBed\"/>"
             case 88..<92:
                 return "<MetadataEntry key=\"HKTimeZone\" value=\"Top/Level\"/>"
             case 92..<96:
@@ -186,12 +202,15 @@ struct AdversarialExport {
         }
 
         mutating func document() -> String {
-            var text = "<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n"
+            var text =
+                "<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n"
             for _ in 0..<Int.random(in: 20...120, using: &random) {
                 text += pick([" ", "\n ", "\n", ""]) + topLevelItem()
             }
             text += "\n</HealthData" + (chance(30) ? " " : "") + ">\n"
-            if chance(50) { text += "<!-- after the root <Record type=\"\(AdversarialExport.sleepType)\"/> -->\n" }
+            if chance(50) {
+                text += "<!-- after the root <Record type=\"\(AdversarialExport.sleepType)\"/> -->\n"
+            }
             return text
         }
     }

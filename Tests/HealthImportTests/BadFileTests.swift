@@ -13,12 +13,17 @@ struct BadFileTests {
     @Test func notZipXMLOrCSV() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let png = try directory.write("photo.png", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
-        #expect(reason(of: badFileReason(.path(png)))?.hasPrefix("not an Apple Health export: neither a zip") == true)
+        let png = try directory.write(
+            "photo.png", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        #expect(
+            reason(of: badFileReason(.path(png)))?.hasPrefix("not an Apple Health export: neither a zip")
+                == true)
         let prose = try directory.write("notes.txt", "Dear diary,\nI slept well.\n")
-        #expect(reason(of: badFileReason(.path(prose)))?.hasPrefix("not an Apple Health export") == true)
+        #expect(
+            reason(of: badFileReason(.path(prose)))?.hasPrefix("not an Apple Health export") == true)
         let empty = try directory.write("empty", "")
-        #expect(badFileReason(.path(empty)) == .badFile(file: empty, line: nil, reason: "the input is empty"))
+        #expect(
+            badFileReason(.path(empty)) == .badFile(file: empty, line: nil, reason: "the input is empty"))
     }
 
     @Test func missingFileIsAnIOError() {
@@ -32,7 +37,8 @@ struct BadFileTests {
         defer { directory.remove() }
         try directory.write("notes.xml", "<?xml version=\"1.0\"?>\n<Notes/>\n")
         try directory.write("export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n")
-        try runTool("/usr/bin/zip", ["-q", "other.zip", "notes.xml", "export_cda.xml"], in: directory.url)
+        try runTool(
+            "/usr/bin/zip", ["-q", "other.zip", "notes.xml", "export_cda.xml"], in: directory.url)
         let error = badFileReason(.path(directory.path("other.zip")))
         #expect(
             reason(of: error)
@@ -50,28 +56,36 @@ struct BadFileTests {
         try directory.write("export.xml", healthXML(body))
         try runTool("/usr/bin/zip", ["-q", "good.zip", "export.xml"], in: directory.url)
         let zipped = try [UInt8](Data(contentsOf: directory.url.appendingPathComponent("good.zip")))
-        let truncated = try directory.write("truncated.zip", bytes: Array(zipped.prefix(zipped.count / 2)))
+        let truncated = try directory.write(
+            "truncated.zip", bytes: Array(zipped.prefix(zipped.count / 2)))
         let truncatedReason = reason(of: badFileReason(.path(truncated)))
         #expect(truncatedReason?.hasPrefix("the zip archive is truncated or damaged") == true)
 
         var corrupt = zipped
         for index in 200..<600 { corrupt[index] ^= 0x5A }
         let corruptPath = try directory.write("corrupt.zip", bytes: corrupt)
-        #expect(reason(of: badFileReason(.path(corruptPath)))?.hasPrefix("the zip archive is truncated or damaged") == true)
+        #expect(
+            reason(of: badFileReason(.path(corruptPath)))?.hasPrefix(
+                "the zip archive is truncated or damaged") == true)
     }
 
     @Test func xmlWithoutHealthDataRoot() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let other = try directory.write("other.xml", "<?xml version=\"1.0\"?>\n<!-- x -->\n<Notes>\n</Notes>\n")
+        let other = try directory.write(
+            "other.xml", "<?xml version=\"1.0\"?>\n<!-- x -->\n<Notes>\n</Notes>\n")
         #expect(
             badFileReason(.path(other))
                 == .badFile(
-                    file: other, line: 3, reason: "the root element is <Notes>, not <HealthData>: not an Apple Health export"))
-        let prologOnly = try directory.write("prolog.xml", "<?xml version=\"1.0\"?>\n<!-- nothing -->\n")
+                    file: other, line: 3,
+                    reason: "the root element is <Notes>, not <HealthData>: not an Apple Health export"))
+        let prologOnly = try directory.write(
+            "prolog.xml", "<?xml version=\"1.0\"?>\n<!-- nothing -->\n")
         #expect(
             badFileReason(.path(prologOnly))
-                == .badFile(file: prologOnly, line: nil, reason: "no <HealthData> root element: not an Apple Health export"))
+                == .badFile(
+                    file: prologOnly, line: nil,
+                    reason: "no <HealthData> root element: not an Apple Health export"))
     }
 
     @Test func xmlWithoutClosingTag() throws {
@@ -84,13 +98,15 @@ struct BadFileTests {
             badFileReason(.path(path))
                 == .badFile(
                     file: path, line: 5,
-                    reason: "the export ends before its closing </HealthData>: the file is truncated or damaged"))
+                    reason:
+                        "the export ends before its closing </HealthData>: the file is truncated or damaged"))
     }
 
     @Test func doctypeNeverClosed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ELEMENT HealthData ANY>\n<HealthData>\n</HealthData>\n"
+        let text =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ELEMENT HealthData ANY>\n<HealthData>\n</HealthData>\n"
         let path = try directory.write("open.xml", text)
         #expect(
             badFileReason(.path(path))
@@ -124,7 +140,9 @@ struct BadFileTests {
 
             """
         let externalPath = try directory.write("xxe.xml", external)
-        #expect(reason(of: badFileReason(.path(externalPath)))?.hasPrefix("the DOCTYPE declares entities") == true)
+        #expect(
+            reason(of: badFileReason(.path(externalPath)))?.hasPrefix("the DOCTYPE declares entities")
+                == true)
     }
 
     @Test func entrySizeCap() throws {
@@ -165,11 +183,14 @@ struct BadFileTests {
     @Test func csvWithoutRequiredColumns() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write("s.csv", "sourceName,startDate,stage\nW,2024-01-01T00:00:00Z,InBed\n")
+        let path = try directory.write(
+            "s.csv", "sourceName,startDate,stage\nW,2024-01-01T00:00:00Z,InBed\n")
         #expect(
             badFileReason(.path(path))
                 == .badFile(
                     file: path, line: 1,
-                    reason: "the CSV header lacks the column(s) endDate; required: sourceName, startDate, endDate, value"))
+                    reason:
+                        "the CSV header lacks the column(s) endDate; required: sourceName, startDate, endDate, value"
+                ))
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// Records rejected one by one, each with file, line and reason; the rest imports.
 struct BadRecordTests {
@@ -15,18 +15,38 @@ struct BadRecordTests {
             " <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>",  // 3
         ]
         let sleep = "<Record type=\"HKCategoryTypeIdentifierSleepAnalysis\""
-        lines.append(" \(sleep) sourceName=\"Good\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>")  // 4
-        lines.append(" \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-01 23:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>")  // 5
-        lines.append(" \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisNap\"/>")  // 6
-        lines.append(" \(sleep) sourceName=\"W\" startDate=\"2024-01-01\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>")  // 7
-        lines.append(" \(sleep) startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>")  // 8
-        lines.append(" \(sleep) sourceName=\"W\u{FFFF}BAD\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>")  // 9: bytes replaced below
-        lines.append(" \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\">")  // 10
+        lines.append(
+            " \(sleep) sourceName=\"Good\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>"
+        )  // 4
+        lines.append(
+            " \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-01 23:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>"
+        )  // 5
+        lines.append(
+            " \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisNap\"/>"
+        )  // 6
+        lines.append(
+            " \(sleep) sourceName=\"W\" startDate=\"2024-01-01\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>"
+        )  // 7
+        lines.append(
+            " \(sleep) startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>"
+        )  // 8
+        lines.append(
+            " \(sleep) sourceName=\"W\u{FFFF}BAD\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepCore\"/>"
+        )  // 9: bytes replaced below
+        lines.append(
+            " \(sleep) sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\">"
+        )  // 10
         lines.append("  <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Paris\">")  // 11: never closed
         lines.append(" </Record>")  // 12
-        lines.append(" \(sleep) sourceName=\"a<b\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\"/>")  // 13
-        lines.append(" \(sleep) sourceName=\"W\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\"/>")  // 14
-        lines.append(" \(sleep) sourceName=\"Late\" startDate=\"2024-01-02 23:00:00 +0100\" endDate=\"2024-01-03 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepREM\"/>")  // 15
+        lines.append(
+            " \(sleep) sourceName=\"a<b\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\"/>"
+        )  // 13
+        lines.append(
+            " \(sleep) sourceName=\"W\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAwake\"/>"
+        )  // 14
+        lines.append(
+            " \(sleep) sourceName=\"Late\" startDate=\"2024-01-02 23:00:00 +0100\" endDate=\"2024-01-03 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisAsleepREM\"/>"
+        )  // 15
         lines.append("</HealthData>")
         var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         // Line 9: an invalid UTF-8 byte (0xFF) in the source name, in place of U+FFFF's bytes.
@@ -37,13 +57,18 @@ struct BadRecordTests {
         let path = try directory.write("export.xml", bytes: bytes)
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.map { $0.source } == ["Good", "Late"])
-        #expect(outcome.locations == [RecordLocation(file: path, line: 4), RecordLocation(file: path, line: 15)])
+        #expect(
+            outcome.locations == [
+                RecordLocation(file: path, line: 4), RecordLocation(file: path, line: 15),
+            ])
         #expect(
             outcome.report.diagnostics == [
                 ImportDiagnostic(
                     file: path, line: 5,
-                    reason: "endDate 2024-01-01 23:00:00 +0100 is not after startDate 2024-01-01 23:00:00 +0100"),
-                ImportDiagnostic(file: path, line: 6, reason: "unknown sleep value \"HKCategoryValueSleepAnalysisNap\""),
+                    reason:
+                        "endDate 2024-01-01 23:00:00 +0100 is not after startDate 2024-01-01 23:00:00 +0100"),
+                ImportDiagnostic(
+                    file: path, line: 6, reason: "unknown sleep value \"HKCategoryValueSleepAnalysisNap\""),
                 ImportDiagnostic(file: path, line: 7, reason: "unreadable startDate \"2024-01-01\""),
                 ImportDiagnostic(file: path, line: 8, reason: "missing sourceName"),
                 ImportDiagnostic(file: path, line: 9, reason: "invalid UTF-8 (byte 0xff)"),
@@ -51,13 +76,17 @@ struct BadRecordTests {
                     file: path, line: 10,
                     reason: "broken markup in sleep record: </Record> where </MetadataEntry> belongs"),
                 ImportDiagnostic(
-                    file: path, line: 13, reason: "broken markup in sleep record: '<' inside the Record start tag"),
+                    file: path, line: 13,
+                    reason: "broken markup in sleep record: '<' inside the Record start tag"),
                 ImportDiagnostic(file: path, line: 14, reason: "missing startDate"),
             ])
         #expect(outcome.report.sleepRecords == 10)
         #expect(outcome.report.accepted == 2)
         #expect(outcome.report.rejected == 8)
-        #expect(outcome.report.diagnostics.first?.description == "\(path):5: endDate 2024-01-01 23:00:00 +0100 is not after startDate 2024-01-01 23:00:00 +0100")
+        #expect(
+            outcome.report.diagnostics.first?.description
+                == "\(path):5: endDate 2024-01-01 23:00:00 +0100 is not after startDate 2024-01-01 23:00:00 +0100"
+        )
     }
 
     @Test func badRecordInsideZipNamesTheEntry() throws {
@@ -65,7 +94,8 @@ struct BadRecordTests {
         defer { directory.remove() }
         let body = sleepRecord() + sleepRecord(value: "HKCategoryValueSleepAnalysisDozing")
         try directory.write("apple_health_export/export.xml", healthXML(body))
-        try runTool("/usr/bin/zip", ["-q", "-r", "export.zip", "apple_health_export"], in: directory.url)
+        try runTool(
+            "/usr/bin/zip", ["-q", "-r", "export.zip", "apple_health_export"], in: directory.url)
         let outcome = try readAll(.path(directory.path("export.zip")))
         #expect(outcome.samples.count == 1)
         #expect(
@@ -102,7 +132,8 @@ struct BadRecordTests {
         defer { directory.remove() }
         let open =
             " <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\" sourceName=\"Open\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"HKCategoryValueSleepAnalysisInBed\">\n"
-        let after = sleepRecord(source: "After", start: "2024-01-02 23:00:00 +0100", end: "2024-01-03 06:00:00 +0100")
+        let after = sleepRecord(
+            source: "After", start: "2024-01-02 23:00:00 +0100", end: "2024-01-03 06:00:00 +0100")
         let path = try directory.write("export.xml", healthXML(open + after + after))
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.map { $0.source } == ["After", "After"])
@@ -110,7 +141,8 @@ struct BadRecordTests {
         #expect(
             outcome.report.diagnostics == [
                 ImportDiagnostic(
-                    file: path, line: 4, reason: "broken markup in sleep record: </HealthData> where </Record> belongs")
+                    file: path, line: 4,
+                    reason: "broken markup in sleep record: </HealthData> where </Record> belongs")
             ])
         // Cut before </HealthData>: the record is still rejected, the others still read,
         // and the file is refused for its missing end.
@@ -120,7 +152,8 @@ struct BadRecordTests {
             badFileReason(.path(cutPath))
                 == .badFile(
                     file: cutPath, line: 6,
-                    reason: "the export ends before its closing </HealthData>: the file is truncated or damaged"))
+                    reason:
+                        "the export ends before its closing </HealthData>: the file is truncated or damaged"))
     }
 
     @Test func overlongSleepRecordIsRejectedAndItsEndTagStillBalances() throws {

@@ -1,13 +1,14 @@
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// CSV dialects and bad rows.
 struct CSVInputTests {
     // 2024-01-01 is day 19723.
     private let night = SleepSample(
-        source: "Anna, \"the\" sleeper\nWatch", start: 19_723 * 86_400 + 22 * 3600, end: 19_724 * 86_400 + 5 * 3600,
+        source: "Anna, \"the\" sleeper\nWatch", start: 19_723 * 86_400 + 22 * 3600,
+        end: 19_724 * 86_400 + 5 * 3600,
         stage: .core, timeZoneIdentifier: "Europe/Paris", printedUTCOffset: 3600)
 
     @Test(arguments: [
@@ -47,7 +48,9 @@ struct CSVInputTests {
         let outcome = try readAll(.path(path))
         #expect(
             outcome.samples == [
-                SleepSample(source: "Watch", start: 19_723 * 86_400, end: 19_723 * 86_400 + 7 * 3600 + 1, stage: .asleepUnspecified, printedUTCOffset: 0)
+                SleepSample(
+                    source: "Watch", start: 19_723 * 86_400, end: 19_723 * 86_400 + 7 * 3600 + 1,
+                    stage: .asleepUnspecified, printedUTCOffset: 0)
             ])
         #expect(outcome.locations.map { $0.line } == [5])
         #expect(
@@ -67,19 +70,24 @@ struct CSVInputTests {
     @Test func unterminatedQuoteRejectsTheLastRow() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let text = "sourceName,startDate,endDate,value\n\"Watch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Awake\n"
+        let text =
+            "sourceName,startDate,endDate,value\n\"Watch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Awake\n"
         let path = try directory.write("samples.csv", text)
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.isEmpty)
         #expect(
             outcome.report.diagnostics == [
-                ImportDiagnostic(file: path, line: 2, reason: "a quoted field is not closed before the end of the file")
+                ImportDiagnostic(
+                    file: path, line: 2, reason: "a quoted field is not closed before the end of the file")
             ])
     }
 
     @Test func metadataTimeZoneForms() {
-        #expect(CSVSampleReader.timeZone(inMetadata: "{\"HKTimeZone\":\"Europe/Paris\"}") == "Europe/Paris")
-        #expect(CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0; HKTimeZone=America/New_York") == "America/New_York")
+        #expect(
+            CSVSampleReader.timeZone(inMetadata: "{\"HKTimeZone\":\"Europe/Paris\"}") == "Europe/Paris")
+        #expect(
+            CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0; HKTimeZone=America/New_York")
+                == "America/New_York")
         #expect(CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0") == nil)
     }
 }

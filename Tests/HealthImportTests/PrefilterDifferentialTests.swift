@@ -1,9 +1,9 @@
 import Foundation
 import FoundationXML
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// The pre-filter plus per-record XMLParser must yield exactly what one full XMLParser
 /// pass over the DOCTYPE-stripped document yields: same samples in the same order, same
@@ -46,7 +46,8 @@ struct PrefilterDifferentialTests {
                         startDate: attributeDict["startDate"], endDate: attributeDict["endDate"],
                         value: attributeDict["value"])
                 }
-            } else if depth == 3, elementName == "MetadataEntry", current != nil, current?.timeZone == nil,
+            } else if depth == 3, elementName == "MetadataEntry", current != nil,
+                current?.timeZone == nil,
                 attributeDict["key"] == "HKTimeZone"
             {
                 current?.timeZone = attributeDict["value"]
@@ -54,7 +55,8 @@ struct PrefilterDifferentialTests {
         }
 
         func parser(
-            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?
         ) {
             if depth == 2, let record = current {
                 current = nil
@@ -93,12 +95,14 @@ struct PrefilterDifferentialTests {
         var combined = ""
         for seed in UInt64(1)...UInt64(40) { combined += AdversarialExport(seed: seed).withoutDoctype }
         for trap in [
-            "<Correlation", "<![CDATA[<Record", "<!-- <Record", "<?fake <Record", "&#65;nalysis", "'", "\n=\n",
+            "<Correlation", "<![CDATA[<Record", "<!-- <Record", "<?fake <Record", "&#65;nalysis", "'",
+            "\n=\n",
             "sourceName=\"a > b\"", "<RecordX", "HKTimeZone",
         ] {
             #expect(combined.contains(trap), "missing trap \(trap)")
         }
-        let reference = ReferenceParser(document: combined.isEmpty ? "" : AdversarialExport(seed: 5).withoutDoctype)
+        let reference = ReferenceParser(
+            document: combined.isEmpty ? "" : AdversarialExport(seed: 5).withoutDoctype)
         #expect(reference.result.sleepRecords > 5)
     }
 }

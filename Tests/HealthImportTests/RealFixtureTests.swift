@@ -1,7 +1,7 @@
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// The real export fragments in shared/fixtures/real (see its README for attribution:
 /// tdda/applehealthdata MIT, dogsheep/healthkit-to-sqlite Apache-2.0,

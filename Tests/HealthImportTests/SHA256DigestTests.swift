@@ -17,7 +17,8 @@ struct SHA256DigestTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // A CSV whose bytes are exactly "abc"-free; hash compared with the digest of the same bytes.
-        let text = "sourceName,startDate,endDate,value\nW,2024-01-01T00:00:00Z,2024-01-01T01:00:00Z,AsleepCore\n"
+        let text =
+            "sourceName,startDate,endDate,value\nW,2024-01-01T00:00:00Z,2024-01-01T01:00:00Z,AsleepCore\n"
         let path = try directory.write("s.csv", text)
         let outcome = try readAll(.path(path))
         #expect(outcome.report.sha256 == SHA256Digest.hex(of: Array(text.utf8)))

@@ -1,15 +1,16 @@
 import Foundation
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// A fresh temporary directory per test, removed by the caller via `defer`.
 struct TemporaryDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("healthimport-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "healthimport-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
@@ -66,7 +67,9 @@ func badFileReason(_ source: ImportSource, options: ReaderOptions = .standard) -
 
 /// Runs a tool (zip, bsdtar) in `directory`; returns its exit status.
 @discardableResult
-func runTool(_ tool: String, _ arguments: [String], in directory: URL, standardInput: String? = nil) throws -> Int32 {
+func runTool(_ tool: String, _ arguments: [String], in directory: URL, standardInput: String? = nil)
+    throws -> Int32
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tool)
     process.arguments = arguments
@@ -105,7 +108,8 @@ func healthXML(_ body: String, doctype: String = "") -> String {
 
 /// One sleep record line.
 func sleepRecord(
-    source: String = "Watch", start: String = "2024-01-01 23:00:00 +0100", end: String = "2024-01-02 06:30:00 +0100",
+    source: String = "Watch", start: String = "2024-01-01 23:00:00 +0100",
+    end: String = "2024-01-02 06:30:00 +0100",
     value: String = "HKCategoryValueSleepAnalysisAsleepCore", zone: String? = nil
 ) -> String {
     let head =

@@ -1,9 +1,9 @@
 import ExportFixtures
 import Foundation
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// XML quirks: Apple's and iOS 16's DTDs, correlations, generated exports, callbacks.
 struct XMLInputTests {
@@ -16,7 +16,8 @@ struct XMLInputTests {
         var bytes: [UInt8] = []
         let sink = ByteSink(blockBytes: 4096) { bytes.append(contentsOf: $0) }
         try ExportXMLWriter.write(
-            samples: samples, spec: ExportSpec(seed: 11, approximateXMLBytes: 2 << 20, doctypeStyle: style), to: sink)
+            samples: samples,
+            spec: ExportSpec(seed: 11, approximateXMLBytes: 2 << 20, doctypeStyle: style), to: sink)
         try directory.write("export.xml", bytes: bytes)
         let outcome = try readAll(.path(path))
         #expect(outcome.samples == samples)
@@ -43,7 +44,8 @@ struct XMLInputTests {
             ]>
 
             """
-        let path = try directory.write("export.xml", healthXML(sleepRecord(zone: "Europe/Rome"), doctype: doctype))
+        let path = try directory.write(
+            "export.xml", healthXML(sleepRecord(zone: "Europe/Rome"), doctype: doctype))
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.map { $0.timeZoneIdentifier } == ["Europe/Rome"])
         // The DOCTYPE spans lines 2-12, so the root is on 13 and the record on 15.
@@ -54,8 +56,10 @@ struct XMLInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let record = sleepRecord(source: "Cuff")
-        let body = " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Cuff\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-01 23:00:00 +0100\">\n"
-            + " <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Oslo\"/>\n" + record + " </Correlation>\n" + record
+        let body =
+            " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Cuff\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-01 23:00:00 +0100\">\n"
+            + " <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Oslo\"/>\n" + record
+            + " </Correlation>\n" + record
         let path = try directory.write("export.xml", healthXML(body))
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.count == 1)
@@ -67,9 +71,11 @@ struct XMLInputTests {
     @Test func byteOrderMarkCommentsAndProcessingInstructions() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let text = "\u{FEFF}" + healthXML(
-            " <!-- <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> -->\n <?pi <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> ?>\n"
-                + sleepRecord())
+        let text =
+            "\u{FEFF}"
+            + healthXML(
+                " <!-- <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> -->\n <?pi <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"/> ?>\n"
+                    + sleepRecord())
         let path = try directory.write("export.xml", text)
         let outcome = try readAll(.path(path))
         #expect(outcome.samples.count == 1)
@@ -82,7 +88,9 @@ struct XMLInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let samples = SampleNights.generate(seed: 2, nights: 40)
-        try ExportZipWriter.write(samples: samples, spec: ExportSpec(seed: 2, approximateXMLBytes: 4 << 20), toPath: directory.path("e.zip"))
+        try ExportZipWriter.write(
+            samples: samples, spec: ExportSpec(seed: 2, approximateXMLBytes: 4 << 20),
+            toPath: directory.path("e.zip"))
         var seen = 0
         #expect(throws: Stop.self) {
             _ = try HealthImportReader().read(.path(directory.path("e.zip"))) { _, _ in
@@ -99,11 +107,13 @@ struct XMLInputTests {
         let samples = SampleNights.generate(seed: 4, nights: 10)
         var bytes: [UInt8] = []
         let sink = ByteSink { bytes.append(contentsOf: $0) }
-        try ExportXMLWriter.write(samples: samples, spec: ExportSpec(seed: 4, approximateXMLBytes: 3 << 20), to: sink)
+        try ExportXMLWriter.write(
+            samples: samples, spec: ExportSpec(seed: 4, approximateXMLBytes: 3 << 20), to: sink)
         let path = try directory.write("export.xml", bytes: bytes)
         var reports: [ImportProgress] = []
-        let report = try HealthImportReader(options: ReaderOptions(progressIntervalBytes: 1 << 20)).read(
-            .path(path), onSample: { _, _ in }, onProgress: { reports.append($0) })
+        let report = try HealthImportReader(options: ReaderOptions(chunkBytes: 64 << 10, queuedChunks: 2, progressIntervalBytes: 1 << 20))
+            .read(
+                .path(path), onSample: { _, _ in }, onProgress: { reports.append($0) })
         #expect(reports.count >= 3)
         #expect(reports.last?.inputBytesRead == Int64(bytes.count))
         #expect(reports.last?.inputBytesTotal == Int64(bytes.count))

@@ -1,13 +1,15 @@
 import ExportFixtures
 import Foundation
+import SleepCore
 import Testing
 
 @testable import HealthImport
-import SleepCore
 
 /// Zip inputs: entry found by content, localized names, ZIP64, data descriptors, pipes.
 struct ZipInputTests {
-    private let body = sleepRecord(source: "Watch", zone: "Europe/Madrid") + sleepRecord(source: "Phone", value: "HKCategoryValueSleepAnalysisInBed")
+    private let body =
+        sleepRecord(source: "Watch", zone: "Europe/Madrid")
+        + sleepRecord(source: "Phone", value: "HKCategoryValueSleepAnalysisInBed")
 
     private func expectTwoSamples(_ outcome: ReadOutcome, entry: String) {
         #expect(outcome.report.kind == .zip)
@@ -22,14 +24,19 @@ struct ZipInputTests {
     func localizedEntryNameNextToClinicalDocument(name: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write("apple_health_export/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n")
+        try directory.write(
+            "apple_health_export/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n")
         try directory.write("apple_health_export/\(name)", healthXML(body))
-        try directory.write("apple_health_export/workout-routes/route_1.gpx", "<?xml version=\"1.0\"?>\n<gpx/>\n")
+        try directory.write(
+            "apple_health_export/workout-routes/route_1.gpx", "<?xml version=\"1.0\"?>\n<gpx/>\n")
         // The clinical document comes first in the archive and must be skipped.
         try runTool(
             "/usr/bin/zip",
-            ["-q", "export.zip", "apple_health_export/export_cda.xml", "apple_health_export/workout-routes/route_1.gpx",
-             "apple_health_export/\(name)"],
+            [
+                "-q", "export.zip", "apple_health_export/export_cda.xml",
+                "apple_health_export/workout-routes/route_1.gpx",
+                "apple_health_export/\(name)",
+            ],
             in: directory.url)
         let outcome = try readAll(.path(directory.path("export.zip")))
         expectTwoSamples(outcome, entry: "apple_health_export/\(name)")
@@ -49,7 +56,8 @@ struct ZipInputTests {
         defer { directory.remove() }
         try directory.write("export.xml", healthXML(body))
         // zip writing to a pipe cannot seek back, so it writes data descriptors.
-        try runTool("/bin/sh", ["-c", "zip -q \(level) - export.xml | cat > dd.zip"], in: directory.url)
+        try runTool(
+            "/bin/sh", ["-c", "zip -q \(level) - export.xml | cat > dd.zip"], in: directory.url)
         expectTwoSamples(try readAll(.path(directory.path("dd.zip"))), entry: "export.xml")
     }
 
@@ -57,8 +65,11 @@ struct ZipInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("apple_health_export/export.xml", healthXML(body))
-        try runTool("/bin/sh", ["-c", "bsdtar --format zip -cf - apple_health_export | cat > b.zip"], in: directory.url)
-        expectTwoSamples(try readAll(.path(directory.path("b.zip"))), entry: "apple_health_export/export.xml")
+        try runTool(
+            "/bin/sh", ["-c", "bsdtar --format zip -cf - apple_health_export | cat > b.zip"],
+            in: directory.url)
+        expectTwoSamples(
+            try readAll(.path(directory.path("b.zip"))), entry: "apple_health_export/export.xml")
     }
 
     @Test func zipArrivingOnAPipe() throws {
@@ -67,7 +78,9 @@ struct ZipInputTests {
         let samples = SampleNights.generate(seed: 7, nights: 20)
         let path = directory.path("export.zip")
         try ExportZipWriter.write(
-            samples: samples, spec: ExportSpec(seed: 7, approximateXMLBytes: 3 << 20, zipEntryName: "apple_health_export/导出.xml"),
+            samples: samples,
+            spec: ExportSpec(
+                seed: 7, approximateXMLBytes: 3 << 20, zipEntryName: "apple_health_export/导出.xml"),
             toPath: path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let pipe = Pipe()
