@@ -1,0 +1,300 @@
+/// Turns one user's sleep samples into nights and naps by spec section 3: Onset's five
+/// rules with amendments A1 (fragments) and A2 (union with stage precedence), local days
+/// by section 2.
+///
+/// Pure and deterministic: the result does not depend on the order of the input, exact
+/// duplicates change nothing, and zones are resolved once per night or nap, not per
+/// sample. Samples whose end is not after their start, or with an instant beyond
+/// ±2^53 seconds, are ignored (validation rejects them before they get here).
+public struct NightBuilder: Sendable {
+    /// The rule constants.
+    public var rules: NightRules
+
+    /// Creates a builder; the default rules are the spec's.
+    public init(rules: NightRules = NightRules()) {
+        self.rules = rules
+    }
+
+    private typealias Piece = StageUnion.Piece
+
+    /// Instants beyond ±2^53 seconds (about 285 million years) are not real samples; the
+    /// limit keeps every sum and difference far from overflow.
+    static let instantLimit: Int64 = 1 << 53
+
+    /// A run of one source's asleep samples joined by rule 1.
+    private struct Cluster {
+        var sourceRank: Int
+        var start: Int64
+        var end: Int64
+        var asleep: Int64
+        var staged: Int64
+        var segments: Range<Int>
+        /// Input index of the sample that ends the cluster.
+        var endingSample: Int
+    }
+
+    /// Consecutive clusters of one source chained by rule 2 (A1).
+    private struct Candidate {
+        var sourceRank: Int
+        var clusters: Range<Int>
+        var onset: Int64
+        var wake: Int64
+        var asleep: Int64
+        var staged: Int64
+        var hasStageData: Bool { 2 * staged >= asleep }
+    }
+
+    /// Builds the nights and naps of one user's samples.
+    ///
+    /// - Parameters:
+    ///   - samples: validated samples of one user, any order, any sources.
+    ///   - userTimeZoneIdentifier: the user's configured IANA zone, used for samples
+    ///     without a valid `HKTimeZone`.
+    public func build(from samples: [SleepSample], userTimeZoneIdentifier: String? = nil) -> NightBuildResult {
+        let rules = rules.clamped
+        var resolver = SampleZoneResolver(userTimeZoneIdentifier: userTimeZoneIdentifier)
+
+        // Group asleep samples by source; collect in-bed starts of every source (rule 6).
+        var sourceIDs: [String: Int] = [:]
+        var sourceNames: [String] = []
+        var piecesBySource: [[Piece]] = []
+        var inBedStarts: [Int64] = []
+        var lastSource = ""
+        var lastSourceID = -1
+        for index in samples.indices {
+            let sample = samples[index]
+            guard sample.end > sample.start, sample.start >= -Self.instantLimit, sample.end <= Self.instantLimit
+            else { continue }
+            if sample.stage == .inBed { inBedStarts.append(sample.start) }
+            guard let rank = StageUnion.rank(of: sample.stage) else { continue }
+            let sourceID: Int
+            if lastSourceID >= 0, sample.source == lastSource {
+                sourceID = lastSourceID
+            } else if let known = sourceIDs[sample.source] {
+                sourceID = known
+            } else {
+                sourceID = sourceNames.count
+                sourceIDs[sample.source] = sourceID
+                sourceNames.append(sample.source)
+                piecesBySource.append([])
+            }
+            lastSource = sample.source
+            lastSourceID = sourceID
+            piecesBySource[sourceID].append(
+                Piece(start: sample.start, end: sample.end, rank: rank, sampleIndex: index))
+        }
+        inBedStarts.sort()
+
+        // Sources in ascending name order, so every tie-break is an integer comparison.
+        let sourceOrder = sourceNames.indices.sorted { sourceNames[$0] < sourceNames[$1] }
+
+        // Rules 1 and 7: clusters per source, with their stage segments.
+        var clusters: [Cluster] = []
+        var segments: [StageSegment] = []
+        var candidates: [Candidate] = []
+        var union = StageUnion()
+        for (sourceRank, sourceID) in sourceOrder.enumerated() {
+            var pieces = piecesBySource[sourceID]
+            piecesBySource[sourceID] = []
+            pieces.sort { Self.precedes($0, $1, samples) }
+            let firstCluster = clusters.count
+            var clusterStart = 0
+            while clusterStart < pieces.count {
+                var runningEnd = pieces[clusterStart].end
+                var endingPiece = clusterStart
+                var next = clusterStart + 1
+                while next < pieces.count, pieces[next].start <= runningEnd + rules.clusterJoinGapSeconds {
+                    if pieces[next].end >= runningEnd {
+                        runningEnd = pieces[next].end
+                        endingPiece = next
+                    }
+                    next += 1
+                }
+                let firstSegment = segments.count
+                let totals = union.appendSegments(of: pieces[clusterStart..<next], to: &segments)
+                clusters.append(
+                    Cluster(
+                        sourceRank: sourceRank, start: pieces[clusterStart].start, end: runningEnd,
+                        asleep: totals.asleep, staged: totals.staged,
+                        segments: firstSegment..<segments.count,
+                        endingSample: pieces[endingPiece].sampleIndex))
+                clusterStart = next
+            }
+            // Rule 2 (A1): chain this source's clusters into candidates.
+            var chainStart = firstCluster
+            while chainStart < clusters.count {
+                var candidate = Candidate(
+                    sourceRank: sourceRank, clusters: chainStart..<(chainStart + 1),
+                    onset: clusters[chainStart].start, wake: clusters[chainStart].end,
+                    asleep: clusters[chainStart].asleep, staged: clusters[chainStart].staged)
+                var next = chainStart + 1
+                while next < clusters.count, clusters[next].start - candidate.wake <= rules.fragmentChainGapSeconds {
+                    candidate.wake = max(candidate.wake, clusters[next].end)
+                    candidate.asleep += clusters[next].asleep
+                    candidate.staged += clusters[next].staged
+                    next += 1
+                }
+                candidate.clusters = chainStart..<next
+                candidates.append(candidate)
+                chainStart = next
+            }
+        }
+
+        // Rule 3: short candidates become naps, cluster by cluster.
+        var napClusters: [Int] = []
+        var mainCandidates: [Int] = []
+        for index in candidates.indices {
+            if candidates[index].asleep >= rules.mainSleepMinimumSeconds {
+                mainCandidates.append(index)
+            } else {
+                napClusters.append(contentsOf: candidates[index].clusters)
+            }
+        }
+
+        // Rule 4: most sleep first across all wake days.
+        mainCandidates.sort { lhs, rhs in
+            let a = candidates[lhs], b = candidates[rhs]
+            if a.asleep != b.asleep { return a.asleep > b.asleep }
+            if a.hasStageData != b.hasStageData { return a.hasStageData }
+            if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
+            return a.onset < b.onset
+        }
+        var accepted = AcceptedSpans()
+        var nightCandidates: [(candidate: Int, zone: ResolvedZone, wakeDay: LocalDate)] = []
+        var setAside: [Set<Int>] = []  // per accepted night: source ranks set aside
+        var takenWakeDays: Set<Int> = []
+        for index in mainCandidates {
+            let candidate = candidates[index]
+            let overlapped = accepted.overlapping(start: candidate.onset, end: candidate.wake)
+            if !overlapped.isEmpty {
+                for night in overlapped { setAside[night].insert(candidate.sourceRank) }
+                continue
+            }
+            let ending = samples[clusters[candidate.clusters.upperBound - 1].endingSample]
+            let zone = resolver.zone(for: ending)
+            let wakeDay = LocalTime.localDate(of: candidate.wake, in: zone.timeZone)
+            if takenWakeDays.insert(wakeDay.daysSinceEpoch).inserted {
+                accepted.insert(start: candidate.onset, end: candidate.wake, id: nightCandidates.count)
+                nightCandidates.append((index, zone, wakeDay))
+                setAside.append([])
+            } else {
+                napClusters.append(contentsOf: candidate.clusters)
+            }
+        }
+
+        // Naps: most sleep first; one overlapping a night is set aside (recorded with the
+        // night), one overlapping a kept nap of another source repeats it and is dropped.
+        napClusters.sort { lhs, rhs in
+            let a = clusters[lhs], b = clusters[rhs]
+            if a.asleep != b.asleep { return a.asleep > b.asleep }
+            let aStaged = 2 * a.staged >= a.asleep, bStaged = 2 * b.staged >= b.asleep
+            if aStaged != bStaged { return aStaged }
+            if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
+            return a.start < b.start
+        }
+        var keptNaps = AcceptedSpans()
+        var naps: [Nap] = []
+        for index in napClusters {
+            let cluster = clusters[index]
+            let overlappedNights = accepted.overlapping(start: cluster.start, end: cluster.end)
+            if !overlappedNights.isEmpty {
+                for night in overlappedNights { setAside[night].insert(cluster.sourceRank) }
+                continue
+            }
+            guard keptNaps.overlapping(start: cluster.start, end: cluster.end).isEmpty else { continue }
+            keptNaps.insert(start: cluster.start, end: cluster.end, id: naps.count)
+            let zone = resolver.zone(for: samples[cluster.endingSample])
+            naps.append(
+                Nap(
+                    wakeDay: LocalTime.localDate(of: cluster.end, in: zone.timeZone),
+                    timeZoneIdentifier: zone.identifier, source: sourceNames[sourceOrder[cluster.sourceRank]],
+                    start: cluster.start, end: cluster.end, asleepSeconds: cluster.asleep))
+        }
+        naps.sort { $0.start < $1.start }
+
+        // Rules 5 to 7: fill in every night.
+        var nights: [Night] = []
+        nights.reserveCapacity(nightCandidates.count)
+        for (nightID, chosen) in nightCandidates.enumerated() {
+            let candidate = candidates[chosen.candidate]
+            let firstSegment = clusters[candidate.clusters.lowerBound].segments.lowerBound
+            let lastSegment = clusters[candidate.clusters.upperBound - 1].segments.upperBound
+            let nightSegments = Array(segments[firstSegment..<lastSegment])
+            nights.append(
+                makeNight(
+                    rules: rules, candidate: candidate, segments: nightSegments, zone: chosen.zone, wakeDay: chosen.wakeDay,
+                    inBedStarts: inBedStarts,
+                    source: sourceNames[sourceOrder[candidate.sourceRank]],
+                    setAsideSources: setAside[nightID].sorted().map { sourceNames[sourceOrder[$0]] }))
+        }
+        nights.sort { $0.onset < $1.onset }
+        return NightBuildResult(nights: nights, naps: naps)
+    }
+
+    private func makeNight(
+        rules: NightRules, candidate: Candidate, segments: [StageSegment], zone: ResolvedZone, wakeDay: LocalDate,
+        inBedStarts: [Int64], source: String, setAsideSources: [String]
+    ) -> Night {
+        var stages = StageSeconds()
+        var intervals: [TimeSpan] = []
+        for segment in segments {
+            let length = segment.span.duration
+            switch segment.stage {
+            case .deep: stages.deep += length
+            case .rem: stages.rem += length
+            case .core: stages.core += length
+            default: stages.unspecified += length
+            }
+            if let last = intervals.last, last.end == segment.span.start {
+                intervals[intervals.count - 1].end = segment.span.end
+            } else {
+                intervals.append(segment.span)
+            }
+        }
+        var wakeUps = 0
+        for index in intervals.indices.dropFirst()
+        where intervals[index].start - intervals[index - 1].end >= rules.wakeUpMinimumSeconds {
+            wakeUps += 1
+        }
+        let onset = candidate.onset, wake = candidate.wake
+        let asleep = stages.total
+        // Rule 6: the earliest in-bed start in [onset - lookback, onset].
+        var latency: Int64?
+        let earliest = Self.lowerBound(of: onset - rules.inBedLookbackSeconds, in: inBedStarts)
+        if earliest < inBedStarts.count, inBedStarts[earliest] <= onset {
+            latency = onset - inBedStarts[earliest]
+        }
+        let bedtime = onset - (latency ?? 0)
+        let timeInBed = wake - bedtime
+        return Night(
+            wakeDay: wakeDay, timeZoneIdentifier: zone.identifier, bedtime: bedtime, onset: onset, wake: wake,
+            asleepSeconds: asleep, timeInBedSeconds: timeInBed, awakeSeconds: (wake - onset) - asleep,
+            wakeUps: wakeUps, latencySeconds: latency, stages: stages,
+            efficiency: timeInBed > 0 ? min(1, Double(asleep) / Double(timeInBed)) : 0,
+            hasStageData: 2 * (stages.core + stages.deep + stages.rem) >= asleep,
+            source: source, fragmentCount: candidate.clusters.count, setAsideSources: setAsideSources,
+            asleepIntervals: intervals, stageSegments: segments)
+    }
+
+    /// Total order on one source's pieces: start, end, stage rank, then the zone fields
+    /// (so even samples that differ only in zone are ordered independently of input order).
+    private static func precedes(_ a: Piece, _ b: Piece, _ samples: [SleepSample]) -> Bool {
+        if a.start != b.start { return a.start < b.start }
+        if a.end != b.end { return a.end < b.end }
+        if a.rank != b.rank { return a.rank < b.rank }
+        let x = samples[a.sampleIndex], y = samples[b.sampleIndex]
+        let xZone = x.timeZoneIdentifier ?? "", yZone = y.timeZoneIdentifier ?? ""
+        if xZone != yZone { return xZone < yZone }
+        return (x.printedUTCOffset ?? Int32.min) < (y.printedUTCOffset ?? Int32.min)
+    }
+
+    /// First index whose value is at least `value`.
+    static func lowerBound(of value: Int64, in sorted: [Int64]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
