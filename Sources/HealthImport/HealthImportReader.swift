@@ -40,7 +40,7 @@ public struct HealthImportReader: Sendable {
     ///   be read, or whatever `onSample` threw.
     public func read(
         _ source: ImportSource,
-        onSample: (SleepSample, RecordLocation) throws -> Void,
+        onSample: (SleepSample, SampleLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void = { _ in }
     ) throws -> ReadReport {
         let input: RawInput
@@ -81,7 +81,7 @@ public struct HealthImportReader: Sendable {
 
     private func run(
         input: RawInput, decision: InputSniffer.Decision,
-        onSample: @escaping (SleepSample, RecordLocation) throws -> Void,
+        onSample: @escaping (SleepSample, SampleLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void
     ) throws -> ReadReport {
         let kind: InputKind

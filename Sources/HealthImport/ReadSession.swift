@@ -5,12 +5,12 @@ import SleepCore
 final class ReadSession {
     var report: ReadReport
     let options: ReaderOptions
-    private let onSample: (SleepSample, RecordLocation) throws -> Void
+    private let onSample: (SleepSample, SampleLocation) throws -> Void
     private var replacedCharacters = 0
 
     init(
         report: ReadReport, options: ReaderOptions,
-        onSample: @escaping (SleepSample, RecordLocation) throws -> Void
+        onSample: @escaping (SleepSample, SampleLocation) throws -> Void
     ) {
         self.report = report
         self.options = options
@@ -25,7 +25,7 @@ final class ReadSession {
             report.stageCounts[sample.stage, default: 0] += 1
             report.earliestStart = min(report.earliestStart ?? sample.start, sample.start)
             report.latestEnd = max(report.latestEnd ?? sample.end, sample.end)
-            try onSample(sample, RecordLocation(file: file, line: line))
+            try onSample(sample, SampleLocation(file: file, line: line))
         case .failure(let rejection):
             reject(file: file, line: line, reason: rejection.reason)
         }

@@ -59,7 +59,7 @@ struct BadRecordTests {
         #expect(outcome.samples.map { $0.source } == ["Good", "Late"])
         #expect(
             outcome.locations == [
-                RecordLocation(file: path, line: 4), RecordLocation(file: path, line: 15),
+                SampleLocation(file: path, line: 4), SampleLocation(file: path, line: 15),
             ])
         #expect(
             outcome.report.diagnostics == [

@@ -26,7 +26,7 @@ struct CSVInputTests {
         let outcome = try readAll(.path(path))
         #expect(outcome.report.kind == .csv)
         #expect(outcome.samples == [night])
-        #expect(outcome.locations == [RecordLocation(file: path, line: 2)])
+        #expect(outcome.locations == [SampleLocation(file: path, line: 2)])
     }
 
     @Test func otherTypesSkippedAndBadRowsReportedWithTheirLines() throws {

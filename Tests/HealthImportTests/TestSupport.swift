@@ -38,14 +38,14 @@ struct TemporaryDirectory {
 /// What one read produced.
 struct ReadOutcome {
     var samples: [SleepSample]
-    var locations: [RecordLocation]
+    var locations: [SampleLocation]
     var report: ReadReport
 }
 
 /// Reads a source and collects every sample.
 func readAll(_ source: ImportSource, options: ReaderOptions = .standard) throws -> ReadOutcome {
     var samples: [SleepSample] = []
-    var locations: [RecordLocation] = []
+    var locations: [SampleLocation] = []
     let report = try HealthImportReader(options: options).read(source) { sample, location in
         samples.append(sample)
         locations.append(location)
