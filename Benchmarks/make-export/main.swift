@@ -7,6 +7,7 @@ import ExportFixtures
 import Foundation
 import HealthImport
 import SleepCore
+import SleepFixtures
 
 struct Arguments {
     var size: Int64 = 50 << 20
@@ -96,10 +97,13 @@ if let path = arguments.readPath {
     exit(0)
 }
 guard let output = arguments.output else { usage("--output is required") }
-// About 330 bytes per record and 3% sleep records, about 15 sleep records a night.
+// About 330 bytes per record and 3% sleep records; SleepFixtures writes about 30 sleep
+// samples a night (staged Watch nights, iPhone InBed fragments, a third-party app, naps).
 let records = max(arguments.size / 330, 1)
-let nights = max(Int(records * 3 / 100 / 15), 1)
-let samples = SampleNights.generate(seed: arguments.seed, nights: nights)
+let nights = max(Int(records * 3 / 100 / 30), 1)
+let firstEvening = LocalDate(year: 2019, month: 1, day: 1)
+let samples = SleepStreamGenerator(seed: arguments.seed)
+    .samples(from: firstEvening, through: firstEvening.adding(days: nights - 1))
 let spec = ExportSpec(
     seed: arguments.seed, approximateXMLBytes: arguments.size, doctypeStyle: arguments.doctype)
 do {

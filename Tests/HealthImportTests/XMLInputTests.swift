@@ -1,6 +1,7 @@
 import ExportFixtures
 import Foundation
 import SleepCore
+import SleepFixtures
 import Testing
 
 @testable import HealthImport
@@ -119,5 +120,28 @@ struct XMLInputTests {
         #expect(reports.last?.inputBytesTotal == Int64(bytes.count))
         #expect(reports.last?.sleepRecords == samples.count)
         #expect(report.sleepRecords == samples.count)
+    }
+}
+
+/// Samples from SleepFixtures' realistic generator survive export and import unchanged.
+struct SleepFixturesRoundTripTests {
+    @Test func streamGeneratorSamplesRoundTripThroughAZip() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = LocalDate(year: 2023, month: 3, day: 20)
+        let samples = SleepStreamGenerator(seed: 9).samples(from: first, through: first.adding(days: 60))
+        let path = directory.path("export.zip")
+        try ExportZipWriter.write(samples: samples, spec: ExportSpec(seed: 9, approximateXMLBytes: 4 << 20), toPath: path)
+        let outcome = try readAll(.path(path))
+        // Samples without a printed offset get the export's (+01:00) printed instead.
+        let expected = samples.map { sample -> SleepSample in
+            var printed = sample
+            printed.printedUTCOffset = sample.printedUTCOffset ?? 3600
+            return printed
+        }
+        let valid = expected.filter { $0.end > $0.start }
+        #expect(outcome.samples == valid)
+        #expect(outcome.report.rejected == expected.count - valid.count)
+        #expect(Set(outcome.samples.map { $0.source }).count >= 2)
     }
 }
