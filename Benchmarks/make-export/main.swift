@@ -2,7 +2,8 @@
 // or (--read) times HealthImport reading one back.
 //
 //   swift run -c release make-export --size 500MB --seed 1 --format zip --output /tmp/export.zip
-//   swift run -c release make-export --read /tmp/export.zip
+//   (--size is the size of export.xml; the zip is about 15 times smaller)
+//   swift run -c release make-export --read /tmp/export.zip   (or --read - for standard input)
 import ExportFixtures
 import Foundation
 import HealthImport
@@ -71,7 +72,7 @@ func readBack(_ path: String) {
     let clock = ContinuousClock()
     let started = clock.now
     do {
-        let report = try reader.read(.path(path)) { _, _ in samples += 1 }
+        let report = try reader.read(ImportSource(argument: path)) { _, _ in samples += 1 }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let xmlBytes = report.inputBytes
