@@ -23,10 +23,13 @@ struct CSVInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write("samples.csv", text)
-        let outcome = try readAll(.path(path))
-        #expect(outcome.report.kind == .csv)
-        #expect(outcome.samples == [night])
-        #expect(outcome.locations == [SampleLocation(file: path, line: 2)])
+        // Chunks of 1 and 5 bytes split the BOM, quotes and CRLF across chunk boundaries.
+        for chunkBytes in [1, 5, 1 << 20] {
+            let outcome = try readAll(.path(path), options: ReaderOptions(chunkBytes: chunkBytes))
+            #expect(outcome.report.kind == .csv)
+            #expect(outcome.samples == [night], "chunks of \(chunkBytes) bytes")
+            #expect(outcome.locations == [SampleLocation(file: path, line: 2)])
+        }
     }
 
     @Test func otherTypesSkippedAndBadRowsReportedWithTheirLines() throws {

@@ -112,9 +112,11 @@ struct XMLInputTests {
             samples: samples, spec: ExportSpec(seed: 4, approximateXMLBytes: 3 << 20), to: sink)
         let path = try directory.write("export.xml", bytes: bytes)
         var reports: [ImportProgress] = []
-        let report = try HealthImportReader(options: ReaderOptions(chunkBytes: 64 << 10, queuedChunks: 2, progressIntervalBytes: 1 << 20))
-            .read(
-                .path(path), onSample: { _, _ in }, onProgress: { reports.append($0) })
+        let report = try HealthImportReader(
+            options: ReaderOptions(chunkBytes: 64 << 10, queuedChunks: 2, progressIntervalBytes: 1 << 20)
+        )
+        .read(
+            .path(path), onSample: { _, _ in }, onProgress: { reports.append($0) })
         #expect(reports.count >= 3)
         #expect(reports.last?.inputBytesRead == Int64(bytes.count))
         #expect(reports.last?.inputBytesTotal == Int64(bytes.count))
@@ -131,7 +133,8 @@ struct SleepFixturesRoundTripTests {
         let first = LocalDate(year: 2023, month: 3, day: 20)
         let samples = SleepStreamGenerator(seed: 9).samples(from: first, through: first.adding(days: 60))
         let path = directory.path("export.zip")
-        try ExportZipWriter.write(samples: samples, spec: ExportSpec(seed: 9, approximateXMLBytes: 4 << 20), toPath: path)
+        try ExportZipWriter.write(
+            samples: samples, spec: ExportSpec(seed: 9, approximateXMLBytes: 4 << 20), toPath: path)
         let outcome = try readAll(.path(path))
         // Samples without a printed offset get the export's (+01:00) printed instead.
         let expected = samples.map { sample -> SleepSample in
