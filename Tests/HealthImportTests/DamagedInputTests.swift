@@ -19,7 +19,9 @@ struct DamagedInputTests {
             let at = Int.random(in: 0..<bytes.count, using: &random)
             switch Int.random(in: 0..<3, using: &random) {
             case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
-            case 1: bytes.insert(contentsOf: Array(insertions.randomElement(using: &random)!.utf8), at: at)
+            case 1:
+                bytes.insert(
+                    contentsOf: Array(insertions[Int.random(in: 0..<insertions.count, using: &random)].utf8), at: at)
             default: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...40, using: &random)))
             }
         }
