@@ -1,3 +1,5 @@
+import SleepCore
+
 /// Formats instants the way the Health app prints them: `2024-01-01 00:55:28 +0200`.
 public enum AppleDateText {
     /// Local wall time at `utcOffsetSeconds` followed by the offset as `+HHMM`.
@@ -23,18 +25,10 @@ public enum AppleDateText {
             + "\(pad(Int(secondOfDay % 3600 / 60), 2)):\(pad(Int(secondOfDay % 60), 2))Z"
     }
 
-    /// Year, month and day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    /// Year, month and day of a day count since 1970-01-01.
     static func civilDate(daysSince1970: Int64) -> (Int, Int, Int) {
-        let shifted = daysSince1970 + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
+        let date = LocalDate(daysSinceEpoch: Int(daysSince1970))
+        return (date.year, date.month, date.day)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 public import SleepCore
 
 /// Writes sleep samples as CSV: `sourceName,startDate,endDate,value,timeZone` with
@@ -31,11 +32,5 @@ public enum ExportCSVWriter {
             return field
         }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

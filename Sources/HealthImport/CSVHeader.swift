@@ -1,3 +1,5 @@
+import Foundation
+
 /// The header line of a sleep-sample CSV: the delimiter and which column holds what.
 ///
 /// Column names are matched without regard to case or surrounding spaces and quotes:
@@ -50,7 +52,7 @@ struct CSVHeader: Sendable, Equatable {
         self.delimiter = delimiter
         let names = line.split(separator: delimiter, omittingEmptySubsequences: false).map { field in
             String(decoding: field, as: UTF8.self)
-                .trimmingCharacters(in: " \t\r\"'")
+                .trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\"'"))
                 .lowercased()
         }
         columnCount = names.count
@@ -66,17 +68,5 @@ struct CSVHeader: Sendable, Equatable {
             default: break
             }
         }
-    }
-}
-
-extension String {
-    /// Removes leading and trailing characters of a small ASCII set.
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        let unwanted = Set(set.unicodeScalars)
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !unwanted.contains($0) }),
-            let last = scalars.lastIndex(where: { !unwanted.contains($0) })
-        else { return "" }
-        return String(scalars[first...last])
     }
 }

@@ -1,3 +1,5 @@
+import SleepCore
+
 /// An instant read from an export: whole seconds since 1970 UTC plus the UTC offset
 /// printed with it.
 public struct HealthTimestamp: Sendable, Hashable {
@@ -69,33 +71,14 @@ public struct HealthTimestamp: Sendable, Hashable {
             offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
         }
         guard reader.isAtEnd else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
+        guard (1...12).contains(month), day >= 1,
+            day <= LocalDate.daysInMonth(year: Int(year), month: Int(month)),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = Self.daysSince1970(year: year, month: month, day: day)
+        let days = Int64(LocalDate(year: Int(year), month: Int(month), day: Int(day)).daysSinceEpoch)
         let local = days * 86_400 + hour * 3600 + minute * 60 + second + roundUp
         self.secondsSince1970 = local - offset
         self.utcOffsetSeconds = Int32(offset)
-    }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2:
-            let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-            return isLeap ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
 

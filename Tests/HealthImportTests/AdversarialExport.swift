@@ -1,4 +1,5 @@
 import ExportFixtures
+import Foundation
 
 /// Seeded, well-formed but hostile export.xml documents for the differential test of the
 /// pre-filter: attribute values holding `>` and the sleep type name, both quote styles,
@@ -213,11 +214,5 @@ struct AdversarialExport {
             }
             return text
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -19,7 +19,7 @@ struct ExportFixturesTests {
     }
 
     @Test func xmlHasApplesShapeAndRequestedSize() throws {
-        let samples = SampleNights.generate(seed: 5, nights: 30)
+        let samples = fixtureSamples(seed: 5, nights: 15)
         var bytes: [UInt8] = []
         let sink = ByteSink { bytes.append(contentsOf: $0) }
         let target: Int64 = 4 << 20
@@ -32,7 +32,7 @@ struct ExportFixturesTests {
             "device=\"&lt;&lt;HKDevice: 0x", "name:Apple Watch",
             "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\"",
             "<Workout ", "<ActivitySummary ", "HKCategoryValueSleepAnalysisAwake", "HKCategoryValueSleepAnalysisInBed",
-            "<MetadataEntry key=\"HKTimeZone\" value=\"Europe/Amsterdam\"/>", "</HealthData>\n",
+            "<MetadataEntry key=\"HKTimeZone\" value=\"Europe/Berlin\"/>", "</HealthData>\n",
         ] {
             #expect(text.contains(expected), "missing \(expected)")
         }
@@ -52,7 +52,7 @@ struct ExportFixturesTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("export.zip")
-        try ExportZipWriter.write(samples: SampleNights.generate(seed: 1, nights: 2), spec: ExportSpec(), toPath: path)
+        try ExportZipWriter.write(samples: fixtureSamples(seed: 1, nights: 2), spec: ExportSpec(), toPath: path)
         try runTool("/bin/sh", ["-c", "bsdtar -tf export.zip > list.txt"], in: directory.url)
         let listing = try String(contentsOfFile: directory.path("list.txt"), encoding: .utf8)
         #expect(listing == "apple_health_export/export.xml\napple_health_export/export_cda.xml\n")
@@ -61,7 +61,7 @@ struct ExportFixturesTests {
     @Test func csvRoundTrips() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var samples = SampleNights.generate(seed: 8, nights: 3)
+        var samples = fixtureSamples(seed: 8, nights: 3)
         samples[0].source = "Garmin, \"Fenix\" 7"
         let path = try directory.write("s.csv", ExportCSVWriter.text(samples: samples, delimiter: ";"))
         #expect(try readAll(.path(path)).samples == samples)

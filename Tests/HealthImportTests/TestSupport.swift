@@ -1,5 +1,6 @@
 import Foundation
 import SleepCore
+import SleepFixtures
 import Testing
 
 @testable import HealthImport
@@ -116,4 +117,13 @@ func sleepRecord(
         " <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\" sourceName=\"\(source)\" startDate=\"\(start)\" endDate=\"\(end)\" value=\"\(value)\""
     guard let zone else { return head + "/>\n" }
     return head + ">\n  <MetadataEntry key=\"HKTimeZone\" value=\"\(zone)\"/>\n </Record>\n"
+}
+
+/// Realistic nights from SleepFixtures' stream generator (staged Watch nights with Awake,
+/// iPhone InBed fragments with HKTimeZone, a third-party source without a zone), keeping
+/// only samples a reader accepts (end after start) so round trips compare exactly.
+func fixtureSamples(seed: UInt64, nights: Int) -> [SleepSample] {
+    let first = LocalDate(year: 2023, month: 1, day: 2)
+    return SleepStreamGenerator(seed: seed).samples(from: first, through: first.adding(days: nights - 1))
+        .filter { $0.end > $0.start }
 }

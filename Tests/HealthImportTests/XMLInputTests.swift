@@ -12,7 +12,7 @@ struct XMLInputTests {
     func generatedExportRoundTrips(style: ExportSpec.DoctypeStyle) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let samples = SampleNights.generate(seed: 11, nights: 12)
+        let samples = fixtureSamples(seed: 11, nights: 12)
         let path = directory.path("export.xml")
         var bytes: [UInt8] = []
         let sink = ByteSink(blockBytes: 4096) { bytes.append(contentsOf: $0) }
@@ -88,7 +88,7 @@ struct XMLInputTests {
         struct Stop: Error {}
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let samples = SampleNights.generate(seed: 2, nights: 40)
+        let samples = fixtureSamples(seed: 2, nights: 40)
         try ExportZipWriter.write(
             samples: samples, spec: ExportSpec(seed: 2, approximateXMLBytes: 4 << 20),
             toPath: directory.path("e.zip"))
@@ -105,7 +105,7 @@ struct XMLInputTests {
     @Test func progressIsReported() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let samples = SampleNights.generate(seed: 4, nights: 10)
+        let samples = fixtureSamples(seed: 4, nights: 10)
         var bytes: [UInt8] = []
         let sink = ByteSink { bytes.append(contentsOf: $0) }
         try ExportXMLWriter.write(

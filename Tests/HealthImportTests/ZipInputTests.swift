@@ -75,7 +75,7 @@ struct ZipInputTests {
     @Test func zipArrivingOnAPipe() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let samples = SampleNights.generate(seed: 7, nights: 20)
+        let samples = fixtureSamples(seed: 7, nights: 20)
         let path = directory.path("export.zip")
         try ExportZipWriter.write(
             samples: samples,
@@ -99,7 +99,7 @@ struct ZipInputTests {
     @Test func zipOnStandardInputOfAChildProcess() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let samples = SampleNights.generate(seed: 3, nights: 5)
+        let samples = fixtureSamples(seed: 3, nights: 5)
         let path = directory.path("export.zip")
         try ExportZipWriter.write(samples: samples, spec: ExportSpec(seed: 3), toPath: path)
         // `cat` is the child; its standard output is our input pipe.
