@@ -1,4 +1,5 @@
 public import SleepCore
+import SleepFixtures
 
 /// Writes an `export.xml` like the Health app's: DOCTYPE, `ExportDate`, `Me`, and the
 /// given sleep samples between filler records of many other types (heart rate with
@@ -9,7 +10,7 @@ public enum ExportXMLWriter {
     /// Writes the document to `sink`. With ``ExportSpec/approximateXMLBytes`` set, filler
     /// records are spread evenly between the sleep records until the size is reached.
     public static func write(samples: [SleepSample], spec: ExportSpec, to sink: ByteSink) throws {
-        var random = SeededGenerator(seed: spec.seed)
+        var random = SplitMix64(seed: spec.seed)
         let offset = spec.exportUTCOffsetSeconds
         let exportInstant = (samples.map(\.end).max() ?? 1_700_000_000) + 86_400
         try sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
@@ -56,7 +57,7 @@ public enum ExportXMLWriter {
         }
     }
 
-    static func sleepRecord(_ sample: SleepSample, offset: Int32, random: inout SeededGenerator)
+    static func sleepRecord(_ sample: SleepSample, offset: Int32, random: inout SplitMix64)
         -> String
     {
         let printed = sample.printedUTCOffset ?? offset

@@ -1,8 +1,10 @@
+import SleepFixtures
+
 /// Filler records of other types, in the proportions of a typical Watch wearer's export.
 struct FillerRecords {
     let offset: Int32
 
-    static func watchDevice(random: inout SeededGenerator) -> String {
+    static func watchDevice(random: inout SplitMix64) -> String {
         let pointer = String(
             UInt64.random(in: 0x2_8000_0000...0x3_0FFF_FFFF, using: &random), radix: 16)
         return
@@ -30,7 +32,7 @@ struct FillerRecords {
         return text + "\(indent)</Record>\n"
     }
 
-    mutating func next(at instant: Int64, random: inout SeededGenerator) -> String {
+    mutating func next(at instant: Int64, random: inout SplitMix64) -> String {
         let watch = "Anna’s Apple Watch"
         let phone = "Anna’s iPhone"
         let roll = Int.random(in: 0..<1000, using: &random)

@@ -1,5 +1,5 @@
-import ExportFixtures
 import Foundation
+import SleepFixtures
 
 /// Seeded, well-formed but hostile export.xml documents for the differential test of the
 /// pre-filter: attribute values holding `>` and the sleep type name, both quote styles,
@@ -15,7 +15,7 @@ struct AdversarialExport {
     static let sleepType = "HKCategoryTypeIdentifierSleepAnalysis"
 
     init(seed: UInt64) {
-        var generator = Generator(random: SeededGenerator(seed: seed))
+        var generator = Generator(random: SplitMix64(seed: seed))
         let body = generator.document()
         let prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let beforeRoot = generator.pick([
@@ -40,7 +40,7 @@ struct AdversarialExport {
     }
 
     private struct Generator {
-        var random: SeededGenerator
+        var random: SplitMix64
 
         mutating func pick<T>(_ options: [T]) -> T {
             options[Int.random(in: 0..<options.count, using: &random)]

@@ -1,5 +1,5 @@
-import ExportFixtures
 import Foundation
+import SleepFixtures
 import Testing
 
 @testable import HealthImport
@@ -9,7 +9,7 @@ import Testing
 struct DamagedInputTests {
     @Test(arguments: Array(UInt64(1)...UInt64(60)))
     func damagedExportEndsInAReportOrAnImportError(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var bytes = Array(AdversarialExport(seed: seed).withDoctype.utf8)
         let insertions = [
             "<", ">", "\"", "'", "<!--", "]]>", "</Record>", "<Record type=\"HKCategoryTypeIdentifierSleepAnalysis\"",
