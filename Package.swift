@@ -29,7 +29,7 @@ let package = Package(
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
         .target(name: "LedgerTestSupport", dependencies: ["LedgerStore"]),
         // Writes realistic export.xml / export.zip / CSV files from samples, for tests and benchmarks.
-        .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures"]),
+        .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 
         .executableTarget(name: "sleepledger", dependencies: ["LedgerCLI"]),
         .executableTarget(name: "sleepledger-admin", dependencies: ["LedgerCLI"]),
@@ -39,7 +39,7 @@ let package = Package(
             name: "sleepcore-benchmark", dependencies: ["SleepCore", "SleepFixtures"],
             path: "Benchmarks/sleepcore-benchmark"),
         .executableTarget(
-            name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures"],
+            name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),

@@ -1,1 +1,131 @@
-print("not yet")
+// make-export: writes a realistic, seeded Apple Health export for tests and benchmarks,
+// or (--read) times HealthImport reading one back.
+//
+//   swift run -c release make-export --size 500MB --seed 1 --format zip --output /tmp/export.zip
+//   (--size is the size of export.xml; the zip is about 15 times smaller)
+//   swift run -c release make-export --read /tmp/export.zip   (or --read - for standard input)
+import ExportFixtures
+import Foundation
+import HealthImport
+import SleepCore
+import SleepFixtures
+
+struct Arguments {
+    var size: Int64 = 50 << 20
+    var seed: UInt64 = 1
+    var format = "zip"
+    var output: String?
+    var doctype = ExportSpec.DoctypeStyle.apple
+    var readPath: String?
+}
+
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(
+        Data(
+            """
+            make-export: \(message)
+            usage: make-export --size 500MB [--seed 1] [--format zip|xml|csv] [--doctype apple|iOS16Malformed|none] --output PATH
+                   make-export --read PATH   (times HealthImport reading PATH)
+
+            """.utf8))
+    exit(64)
+}
+
+func parseSize(_ text: String) -> Int64? {
+    let upper = text.uppercased()
+    let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+    for (suffix, factor) in units where upper.hasSuffix(suffix) {
+        return Int64(upper.dropLast(suffix.count)).map { $0 * factor }
+    }
+    return Int64(upper)
+}
+
+func parseArguments() -> Arguments {
+    var arguments = Arguments()
+    var rest = CommandLine.arguments.dropFirst()
+    while let flag = rest.popFirst() {
+        guard let value = rest.popFirst() else { usage("\(flag) needs a value") }
+        switch flag {
+        case "--size":
+            guard let size = parseSize(value) else { usage("bad size \(value)") }
+            arguments.size = size
+        case "--seed":
+            guard let seed = UInt64(value) else { usage("bad seed \(value)") }
+            arguments.seed = seed
+        case "--format": arguments.format = value
+        case "--output": arguments.output = value
+        case "--doctype":
+            guard let style = ExportSpec.DoctypeStyle(rawValue: value) else {
+                usage("bad doctype \(value)")
+            }
+            arguments.doctype = style
+        case "--read": arguments.readPath = value
+        default: usage("unknown flag \(flag)")
+        }
+    }
+    return arguments
+}
+
+func readBack(_ path: String) {
+    let reader = HealthImportReader()
+    var samples = 0
+    let clock = ContinuousClock()
+    let started = clock.now
+    do {
+        let report = try reader.read(ImportSource(argument: path)) { _, _ in samples += 1 }
+        let elapsed = clock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let xmlBytes = report.inputBytes
+        print(
+            "kind=\(report.kind.rawValue) entry=\(report.entryName ?? "-") inputBytes=\(report.inputBytes)"
+        )
+        print(
+            "records=\(report.recordsSeen) sleep=\(report.sleepRecords) accepted=\(report.accepted) rejected=\(report.rejected) samples=\(samples)"
+        )
+        print("sha256=\(report.sha256)")
+        print(
+            String(format: "seconds=%.3f inputMBps=%.1f", seconds, Double(xmlBytes) / 1_048_576 / seconds)
+        )
+    } catch {
+        FileHandle.standardError.write(Data("make-export: \(error)\n".utf8))
+        exit(65)
+    }
+}
+
+let arguments = parseArguments()
+if let path = arguments.readPath {
+    readBack(path)
+    exit(0)
+}
+guard let output = arguments.output else { usage("--output is required") }
+// About 330 bytes per record and 3% sleep records; SleepFixtures writes about 30 sleep
+// samples a night (staged Watch nights, iPhone InBed fragments, a third-party app, naps).
+let records = max(arguments.size / 330, 1)
+let nights = max(Int(records * 3 / 100 / 30), 1)
+let firstEvening = LocalDate(year: 2019, month: 1, day: 1)
+let samples = SleepStreamGenerator(seed: arguments.seed)
+    .samples(from: firstEvening, through: firstEvening.adding(days: nights - 1))
+let spec = ExportSpec(
+    seed: arguments.seed, approximateXMLBytes: arguments.size, doctypeStyle: arguments.doctype)
+do {
+    switch arguments.format {
+    case "zip":
+        try ExportZipWriter.write(samples: samples, spec: spec, toPath: output)
+    case "xml":
+        guard FileManager.default.createFile(atPath: output, contents: nil),
+            let handle = FileHandle(forWritingAtPath: output)
+        else { usage("cannot write \(output)") }
+        let sink = ByteSink { bytes in handle.write(Data(bytes)) }
+        try ExportXMLWriter.write(samples: samples, spec: spec, to: sink)
+        try handle.close()
+    case "csv":
+        try ExportCSVWriter.text(samples: samples).write(
+            toFile: output, atomically: true, encoding: .utf8)
+    default:
+        usage("unknown format \(arguments.format)")
+    }
+    print("wrote \(output): \(samples.count) sleep samples over \(nights) nights")
+} catch {
+    FileHandle.standardError.write(Data("make-export: \(error)\n".utf8))
+    exit(74)
+}

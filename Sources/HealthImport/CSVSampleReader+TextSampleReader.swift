@@ -1,0 +1,3 @@
+extension CSVSampleReader: TextSampleReader {
+    var isFinished: Bool { false }
+}

@@ -1,0 +1,186 @@
+import Dispatch
+import Foundation
+public import SleepCore
+
+/// Reads an Apple Health `export.zip`, a bare `export.xml` or a CSV of sleep samples and
+/// passes each sleep sample to a callback, returning a ``ReadReport`` with counts,
+/// SHA-256 and per-record diagnostics.
+///
+/// The kind is decided by content. Two threads share the work: one reads the input
+/// (hashing it, and inflating the zip entry with libarchive), the calling thread scans
+/// the XML with a byte-level pre-filter and parses only the sleep records with
+/// `XMLParser`; a bounded queue of chunks between them keeps memory flat.
+///
+/// ```swift
+/// let reader = HealthImportReader()
+/// let report = try reader.read(.path("export.zip")) { sample, location in
+///     samples.append(sample)
+/// }
+/// ```
+public struct HealthImportReader: Sendable {
+    /// The limits in force.
+    public let options: ReaderOptions
+
+    /// Creates a reader.
+    public init(options: ReaderOptions = .standard) {
+        self.options = options
+    }
+
+    /// Reads one input.
+    ///
+    /// - Parameters:
+    ///   - source: a path, standard input or a descriptor.
+    ///   - onSample: called on the calling thread for every accepted sample, in file
+    ///     order, with the record's location. An error it throws stops the read and is
+    ///     rethrown.
+    ///   - onProgress: called on the calling thread about every
+    ///     ``ReaderOptions/progressIntervalBytes`` of input and once at the end.
+    /// - Returns: the report; rejected records are in its diagnostics.
+    /// - Throws: ``ImportError`` when the input is refused as a whole (bad file) or cannot
+    ///   be read, or whatever `onSample` threw.
+    public func read(
+        _ source: ImportSource,
+        onSample: (SleepSample, SampleLocation) throws -> Void,
+        onProgress: (ImportProgress) -> Void = { _ in }
+    ) throws -> ReadReport {
+        let input: RawInput
+        switch source {
+        case .path(let path): input = try RawInput.open(path: path)
+        case .standardInput: input = RawInput.borrowing(fileDescriptor: 0, name: "-")
+        case .fileDescriptor(let descriptor, let name):
+            input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
+        }
+        let decision = try sniff(input)
+        return try withoutActuallyEscaping(onSample) { onSample in
+            try run(input: input, decision: decision, onSample: onSample, onProgress: onProgress)
+        }
+    }
+
+    private func sniff(_ input: RawInput) throws -> InputSniffer.Decision {
+        var wanted = 4
+        while true {
+            let (prefix, isComplete) = try input.sniff(atLeast: wanted)
+            if prefix.isEmpty && isComplete {
+                throw ImportError.badFile(file: input.name, line: nil, reason: "the input is empty")
+            }
+            let decision = InputSniffer.decide(prefix: prefix, isComplete: isComplete)
+            switch decision {
+            case .needMoreBytes:
+                wanted = prefix.count + 1
+            case .unrecognized:
+                throw ImportError.badFile(
+                    file: input.name, line: nil,
+                    reason:
+                        "not an Apple Health export: neither a zip archive, an XML file nor a CSV with a header naming sourceName, startDate, endDate and value"
+                )
+            default:
+                return decision
+            }
+        }
+    }
+
+    private func run(
+        input: RawInput, decision: InputSniffer.Decision,
+        onSample: @escaping (SleepSample, SampleLocation) throws -> Void,
+        onProgress: (ImportProgress) -> Void
+    ) throws -> ReadReport {
+        let kind: InputKind
+        switch decision {
+        case .zip: kind = .zip
+        case .xml: kind = .xml
+        default: kind = .csv
+        }
+        let session = ReadSession(
+            report: ReadReport(kind: kind, inputName: input.name), options: options, onSample: onSample)
+        let queue = ChunkQueue(capacity: options.queuedChunks)
+        let producerDone = DispatchSemaphore(value: 0)
+        let options = self.options
+        let producer = Thread {
+            let failure: ImportError?
+            if kind == .zip {
+                failure = ZipExportExtractor.run(input: input, options: options, queue: queue)
+            } else {
+                failure = Self.copyChunks(from: input, chunkBytes: options.chunkBytes, queue: queue)
+            }
+            queue.finish(failure: failure)
+            producerDone.signal()
+        }
+        producer.name = "health-import-reader"
+        producer.start()
+        do {
+            try consume(
+                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
+        } catch {
+            queue.cancel()
+            producerDone.wait()
+            throw error
+        }
+        producerDone.wait()
+        session.finishWarnings()
+        session.report.diagnostics.sort { ($0.file, $0.line) < ($1.file, $1.line) }
+        session.report.inputBytes = input.bytesRead
+        session.report.sha256 = input.finishDigest()
+        onProgress(progress(input: input, report: session.report))
+        return session.report
+    }
+
+    /// The scanning side: turns the queued bytes into samples.
+    private func consume(
+        queue: ChunkQueue, input: RawInput, decision: InputSniffer.Decision, session: ReadSession,
+        onProgress: (ImportProgress) -> Void
+    ) throws {
+        var textReader: (any TextSampleReader)?
+        if case .csv(let header) = decision {
+            textReader = try CSVSampleReader(fileName: input.name, header: header, session: session)
+        } else if decision == .xml {
+            textReader = XMLSampleReader(fileName: input.name, session: session)
+        }
+        var nextProgress = options.progressIntervalBytes
+        while let event = try queue.pop() {
+            switch event {
+            case .entry(let name):
+                session.report.entryName = name
+                textReader = XMLSampleReader(fileName: name, session: session)
+            case .bytes(let bytes):
+                try bytes.withUnsafeBytes { try textReader?.feed($0) }
+            }
+            if input.bytesRead >= nextProgress {
+                nextProgress = input.bytesRead + options.progressIntervalBytes
+                onProgress(progress(input: input, report: session.report))
+            }
+            if textReader?.isFinished == true {
+                try textReader?.finish()
+                textReader = nil
+            }
+        }
+        try textReader?.finish()
+    }
+
+    private func progress(input: RawInput, report: ReadReport) -> ImportProgress {
+        ImportProgress(
+            inputBytesRead: input.bytesRead, inputBytesTotal: input.totalBytes,
+            recordsSeen: report.recordsSeen, sleepRecords: report.sleepRecords)
+    }
+
+    /// The reading side for XML and CSV: raw chunks as they are.
+    private static func copyChunks(from input: RawInput, chunkBytes: Int, queue: ChunkQueue)
+        -> ImportError?
+    {
+        do {
+            while true {
+                var count = 0
+                let chunk = try [UInt8](unsafeUninitializedCapacity: chunkBytes) {
+                    (buffer, initialized) in
+                    count = try input.read(into: UnsafeMutableRawBufferPointer(buffer))
+                    initialized = count
+                }
+                if count == 0 { return nil }
+                guard queue.push(.bytes(chunk)) else { return nil }
+            }
+        } catch let error as ImportError {
+            return error
+        } catch {
+            return .io(file: input.name, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,464 @@
+/// The byte-level pre-filter of an `export.xml`: finds the `HealthData` root, skips the
+/// DOCTYPE, comments, CDATA sections, processing instructions and every element that is
+/// not a top-level sleep record, and hands each top-level
+/// `<Record type="HKCategoryTypeIdentifierSleepAnalysis" ...>` (children included) to
+/// `onSleepRecord` with the line it starts on.
+///
+/// It reads tags the way XML does (quoted attribute values may hold `>` or the type
+/// name; tags may span lines), so for well-formed XML it keeps exactly the records a
+/// full parse would find as direct children of the root. Records nested in a
+/// `Correlation` are repeats of top-level ones and are skipped. Bytes of other records
+/// are not inspected beyond finding where their tags end.
+///
+/// Memory stays bounded: the scanner keeps only the unfinished tag (at most
+/// ``ReaderOptions/maximumTagBytes``) or the sleep record being collected (at most
+/// ``ReaderOptions/maximumSleepRecordBytes``).
+final class HealthXMLScanner {
+    /// The file name used in messages (zip entry name or path).
+    let fileName: String
+    private let maximumTagBytes: Int
+    private let maximumSleepRecordBytes: Int
+    private let onSleepRecord: (UnsafeRawBufferPointer, Int) throws -> Void
+    private let onBrokenSleepRecord: (Int, String) -> Void
+
+    /// Top-level `Record` elements seen.
+    private(set) var recordsSeen = 0
+    /// Top-level sleep-analysis records among them.
+    private(set) var sleepRecordsSeen = 0
+    /// Whether the `<HealthData>` start tag was seen.
+    private(set) var isRootSeen = false
+    /// Whether the closing `</HealthData>` was seen; nothing after it is read.
+    private(set) var isRootClosed = false
+
+    private var window: [UInt8] = []
+    private var position = 0
+    private var countedUpTo = 0
+    private var lineAtCounted = 1
+    private var depth = 0
+    private var pendingTerminator: [UInt8]?
+    private var capture: Capture?
+    private var isAtStart = true
+
+    /// A sleep record being collected: where it starts in the window, where its start
+    /// tag ends, its line, the names of its elements still open, and where the first
+    /// `<Record` nested in it starts. Apple's records never nest, so if the record turns
+    /// out broken (not closed), scanning resumes there and the records after it import.
+    private struct Capture {
+        var start: Int
+        var startTagEnd: Int
+        var line: Int
+        var openElements: [[UInt8]]
+        var firstNestedRecord: Int?
+    }
+
+    private static let commentOpen = Array("<!--".utf8)
+    private static let commentClose = Array("-->".utf8)
+    private static let cdataOpen = Array("<![CDATA[".utf8)
+    private static let cdataClose = Array("]]>".utf8)
+    private static let doctypeOpen = Array("<!DOCTYPE".utf8)
+    private static let entityOpen = Array("<!ENTITY".utf8)
+    private static let instructionClose = Array("?>".utf8)
+    private static let rootName = Array("HealthData".utf8)
+    private static let recordName = Array("Record".utf8)
+    private static let typeName = Array("type".utf8)
+    private static let sleepType = Array(SleepRecordFields.sleepAnalysisType.utf8)
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    init(
+        fileName: String, options: ReaderOptions,
+        onSleepRecord: @escaping (UnsafeRawBufferPointer, Int) throws -> Void,
+        onBrokenSleepRecord: @escaping (Int, String) -> Void
+    ) {
+        self.fileName = fileName
+        self.maximumTagBytes = options.maximumTagBytes
+        self.maximumSleepRecordBytes = options.maximumSleepRecordBytes
+        self.onSleepRecord = onSleepRecord
+        self.onBrokenSleepRecord = onBrokenSleepRecord
+    }
+
+    /// Scans the next bytes of the file.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !isRootClosed, !bytes.isEmpty else { return }
+        window.append(contentsOf: bytes)
+        try window.withUnsafeBytes { try scan($0, isFinal: false) }
+        compact()
+    }
+
+    /// Ends the file: scans what is left and checks the document was complete.
+    func finish() throws {
+        while !isRootClosed {
+            try window.withUnsafeBytes { try scan($0, isFinal: true) }
+            guard let unfinished = capture else { break }
+            capture = nil
+            onBrokenSleepRecord(unfinished.line, "sleep record not closed before the end of the file")
+            guard let nested = unfinished.firstNestedRecord else { break }
+            position = nested
+        }
+        guard isRootSeen else {
+            throw ImportError.badFile(
+                file: fileName, line: nil,
+                reason: "no <HealthData> root element: not an Apple Health export")
+        }
+        guard isRootClosed else {
+            let lastLine = window.withUnsafeBytes { lineNumber(at: $0.count, in: $0) }
+            throw ImportError.badFile(
+                file: fileName, line: lastLine,
+                reason: "the export ends before its closing </HealthData>: the file is truncated or damaged"
+            )
+        }
+    }
+
+    // MARK: - Scanning
+
+    private func scan(_ buffer: UnsafeRawBufferPointer, isFinal: Bool) throws {
+        let count = buffer.count
+        if isAtStart {
+            guard
+                let hasMark = ByteSearch.hasPrefix(Self.byteOrderMark, in: buffer, at: 0)
+                    ?? (isFinal ? false : nil)
+            else { return }
+            if hasMark { position = 3 }
+            isAtStart = false
+        }
+        while true {
+            try scanConstructs(buffer, isFinal: isFinal)
+            if let collected = capture, count - collected.start > maximumSleepRecordBytes {
+                giveUpLongRecord(collected)
+                continue
+            }
+            return
+        }
+    }
+
+    /// Rejects a sleep record that grew past the limit. Scanning resumes at the first
+    /// record nested in it, or else after its start tag with the record counted as an
+    /// open element, so its own end tag still balances.
+    private func giveUpLongRecord(_ collected: Capture) {
+        capture = nil
+        onBrokenSleepRecord(
+            collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
+        if let nested = collected.firstNestedRecord {
+            position = nested
+        } else {
+            position = collected.startTagEnd
+            depth += 1
+        }
+    }
+
+    /// Scans from `position` until the bytes run out (leaving `position` at the start of
+    /// the unfinished construct) or the root closes.
+    private func scanConstructs(_ buffer: UnsafeRawBufferPointer, isFinal: Bool) throws {
+        let count = buffer.count
+        var index = position
+        defer { position = index }
+        while !isRootClosed {
+            if let collected = capture, index - collected.start > maximumSleepRecordBytes {
+                giveUpLongRecord(collected)
+                index = position
+                continue
+            }
+            if let terminator = pendingTerminator {
+                guard let end = ByteSearch.first(terminator, in: buffer, from: index, to: count) else {
+                    index = max(index, count - terminator.count + 1)
+                    return
+                }
+                index = end + terminator.count
+                pendingTerminator = nil
+            }
+            guard let open = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: index, to: count)
+            else {
+                index = count
+                return
+            }
+            index = open
+            guard open + 1 < count else { return }
+            let marker = buffer[open + 1]
+            if marker == UInt8(ascii: "!") {
+                guard let next = try skipDeclaration(buffer, at: open, isFinal: isFinal) else { return }
+                index = next
+            } else if marker == UInt8(ascii: "?") {
+                guard
+                    let next = skipDelimited(
+                        buffer, at: open, contentStart: open + 2, close: Self.instructionClose)
+                else { return }
+                index = next
+            } else if marker == UInt8(ascii: "/") {
+                guard let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: count)
+                else {
+                    try checkTagLength(buffer, at: open)
+                    return
+                }
+                index = try endTag(buffer, at: open, close: close)
+            } else {
+                let wantsType = capture == nil && depth == 1
+                guard let tag = StartTag(buffer, at: open, wantsTypeOf: wantsType ? Self.recordName : nil)
+                else {
+                    try checkTagLength(buffer, at: open)
+                    return
+                }
+                index = try startTag(tag, buffer, at: open)
+            }
+        }
+    }
+
+    /// Handles `<!...`: comment, CDATA, DOCTYPE or another declaration. Returns the
+    /// index after it, or `nil` to wait for more bytes.
+    private func skipDeclaration(_ buffer: UnsafeRawBufferPointer, at open: Int, isFinal: Bool) throws
+        -> Int?
+    {
+        guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: open) else {
+            return nil
+        }
+        if isComment {
+            return skipDelimited(buffer, at: open, contentStart: open + 4, close: Self.commentClose)
+        }
+        guard let isCDATA = ByteSearch.hasPrefix(Self.cdataOpen, in: buffer, at: open) else {
+            return nil
+        }
+        if isCDATA {
+            return skipDelimited(buffer, at: open, contentStart: open + 9, close: Self.cdataClose)
+        }
+        guard let isDoctype = ByteSearch.hasPrefix(Self.doctypeOpen, in: buffer, at: open) else {
+            return nil
+        }
+        if isDoctype {
+            guard !isRootSeen else {
+                throw ImportError.badFile(
+                    file: fileName, line: lineNumber(at: open, in: buffer),
+                    reason: "a DOCTYPE inside the document")
+            }
+            if let end = try doctypeEnd(buffer, at: open) { return end }
+            if isFinal || buffer.count - open > maximumTagBytes {
+                throw ImportError.badFile(
+                    file: fileName, line: lineNumber(at: open, in: buffer),
+                    reason: "the DOCTYPE is never closed (no \"]>\")")
+            }
+            return nil
+        }
+        guard
+            let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: open + 2, to: buffer.count)
+        else {
+            try checkTagLength(buffer, at: open)
+            return nil
+        }
+        return close + 1
+    }
+
+    /// Skips a comment, CDATA section or processing instruction. Outside a sleep record
+    /// an unfinished one is skipped as bytes arrive; inside one it is kept whole.
+    private func skipDelimited(
+        _ buffer: UnsafeRawBufferPointer, at open: Int, contentStart: Int, close: [UInt8]
+    ) -> Int? {
+        if let end = ByteSearch.first(close, in: buffer, from: contentStart, to: buffer.count) {
+            return end + close.count
+        }
+        if capture != nil { return nil }
+        pendingTerminator = close
+        return contentStart
+    }
+
+    /// Finds the end of `<!DOCTYPE ...>`, with or without an internal subset, tolerating
+    /// declarations that lack their closing `>` (iOS 16). Throws for `<!ENTITY`.
+    private func doctypeEnd(_ buffer: UnsafeRawBufferPointer, at open: Int) throws -> Int? {
+        let count = buffer.count
+        var index = open + Self.doctypeOpen.count
+        var isInSubset = false
+        while index < count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                guard let close = ByteSearch.first(byte, in: buffer, from: index + 1, to: count) else {
+                    return nil
+                }
+                index = close + 1
+                continue
+            }
+            if !isInSubset {
+                if byte == UInt8(ascii: "[") { isInSubset = true }
+                if byte == UInt8(ascii: ">") { return index + 1 }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "]") {
+                var next = index + 1
+                while next < count, ByteSearch.isSpace(buffer[next]) { next += 1 }
+                guard next < count else { return nil }
+                if buffer[next] == UInt8(ascii: ">") { return next + 1 }
+                index = next
+                continue
+            }
+            if byte == UInt8(ascii: "<") {
+                guard let isComment = ByteSearch.hasPrefix(Self.commentOpen, in: buffer, at: index) else {
+                    return nil
+                }
+                if isComment {
+                    guard
+                        let end = ByteSearch.first(Self.commentClose, in: buffer, from: index + 4, to: count)
+                    else { return nil }
+                    index = end + 3
+                    continue
+                }
+                guard let isEntity = ByteSearch.hasPrefix(Self.entityOpen, in: buffer, at: index) else {
+                    return nil
+                }
+                if isEntity {
+                    throw ImportError.badFile(
+                        file: fileName, line: lineNumber(at: index, in: buffer),
+                        reason:
+                            "the DOCTYPE declares entities (<!ENTITY>); refused: entity expansion and external entities are never processed"
+                    )
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private func checkTagLength(_ buffer: UnsafeRawBufferPointer, at open: Int) throws {
+        if buffer.count - open > maximumTagBytes {
+            throw ImportError.badFile(
+                file: fileName, line: lineNumber(at: open, in: buffer),
+                reason: "a tag longer than \(maximumTagBytes) bytes")
+        }
+    }
+
+    /// Handles `</name>`; returns the index to continue at.
+    private func endTag(_ buffer: UnsafeRawBufferPointer, at open: Int, close: Int) throws -> Int {
+        if var collected = capture {
+            var nameEnd = open + 2
+            while nameEnd < close, !ByteSearch.isSpace(buffer[nameEnd]) { nameEnd += 1 }
+            let name = Array(UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd]))
+            if collected.openElements.last == name {
+                collected.openElements.removeLast()
+                if collected.openElements.isEmpty {
+                    capture = nil
+                    try onSleepRecord(
+                        UnsafeRawBufferPointer(rebasing: buffer[collected.start..<(close + 1)]), collected.line)
+                } else {
+                    capture = collected
+                }
+                return close + 1
+            }
+            // Broken markup inside a sleep record: reject it and carry on at this end tag,
+            // unless the tag is the record's own end.
+            capture = nil
+            let expected = String(decoding: collected.openElements.last ?? [], as: UTF8.self)
+            onBrokenSleepRecord(
+                collected.line,
+                "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs"
+            )
+            if let nested = collected.firstNestedRecord { return nested }
+            return name == Self.recordName ? close + 1 : open
+        }
+        depth -= 1
+        if depth == 0 {
+            if !isRootSeen {
+                throw ImportError.badFile(
+                    file: fileName, line: lineNumber(at: open, in: buffer),
+                    reason: "an end tag before the <HealthData> root element")
+            }
+            isRootClosed = true
+        }
+        return close + 1
+    }
+
+    /// Handles a start tag; returns the index to continue at.
+    private func startTag(_ tag: StartTag, _ buffer: UnsafeRawBufferPointer, at open: Int) throws
+        -> Int
+    {
+        if capture != nil {
+            if capture?.firstNestedRecord == nil,
+                ByteSearch.equals(
+                    Self.recordName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
+            {
+                capture?.firstNestedRecord = open
+            }
+            if !tag.isSelfClosing {
+                capture?.openElements.append(Array(UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange])))
+            }
+            return tag.end
+        }
+        if depth == 0 {
+            guard
+                ByteSearch.equals(
+                    Self.rootName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
+            else {
+                let name = String(
+                    decoding: UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]), as: UTF8.self)
+                throw ImportError.badFile(
+                    file: fileName, line: lineNumber(at: open, in: buffer),
+                    reason: "the root element is <\(name)>, not <HealthData>: not an Apple Health export")
+            }
+            isRootSeen = true
+            if tag.isSelfClosing {
+                isRootClosed = true
+            } else {
+                depth = 1
+            }
+            return tag.end
+        }
+        if let typeRange = tag.typeRange {
+            recordsSeen += 1
+            if Self.isSleepType(UnsafeRawBufferPointer(rebasing: buffer[typeRange])) {
+                sleepRecordsSeen += 1
+                let line = lineNumber(at: open, in: buffer)
+                if let stray = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: open + 1, to: tag.end) {
+                    onBrokenSleepRecord(
+                        line, "broken markup in sleep record: '<' inside the Record start tag")
+                    return stray
+                }
+                if tag.isMalformed {
+                    onBrokenSleepRecord(line, "broken markup in sleep record: malformed attributes")
+                    return tag.end
+                }
+                if tag.isSelfClosing {
+                    try onSleepRecord(UnsafeRawBufferPointer(rebasing: buffer[open..<tag.end]), line)
+                } else {
+                    capture = Capture(
+                        start: open, startTagEnd: tag.end, line: line, openElements: [Self.recordName],
+                        firstNestedRecord: nil)
+                }
+                return tag.end
+            }
+        } else if tag.isTypeWanted {
+            recordsSeen += 1
+        }
+        if !tag.isSelfClosing { depth += 1 }
+        return tag.end
+    }
+
+    /// Whether a raw `type` attribute value names sleep analysis, decoding character and
+    /// entity references the way an XML parser would.
+    static func isSleepType(_ raw: UnsafeRawBufferPointer) -> Bool {
+        if ByteSearch.equals(sleepType, in: raw, from: 0, to: raw.count) { return true }
+        guard raw.contains(UInt8(ascii: "&")) else { return false }
+        return XMLText.decodeReferences(Array(raw)) == sleepType
+    }
+
+    // MARK: - Lines and memory
+
+    /// The 1-based line of a window index.
+    private func lineNumber(at index: Int, in buffer: UnsafeRawBufferPointer) -> Int {
+        if index >= countedUpTo {
+            lineAtCounted += ByteSearch.countNewlines(in: buffer, from: countedUpTo, to: index)
+        } else {
+            lineAtCounted -= ByteSearch.countNewlines(in: buffer, from: index, to: countedUpTo)
+        }
+        countedUpTo = index
+        return lineAtCounted
+    }
+
+    /// Drops the bytes no longer needed, counting their lines first.
+    private func compact() {
+        let keepFrom = min(position, capture?.start ?? position)
+        guard keepFrom > 0 else { return }
+        window.withUnsafeBytes { _ = lineNumber(at: keepFrom, in: $0) }
+        window.removeSubrange(0..<keepFrom)
+        position -= keepFrom
+        countedUpTo -= keepFrom
+        if capture != nil {
+            capture?.start -= keepFrom
+            capture?.startTagEnd -= keepFrom
+            capture?.firstNestedRecord? -= keepFrom
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Limits and knobs of ``HealthImportReader``, fixed before a read starts.
+public struct ReaderOptions: Sendable, Hashable {
+    /// The largest inflated size accepted for one zip entry, in bytes.
+    /// Default 16 GiB (the largest real exports seen are a few GiB).
+    public var maximumEntryBytes: Int64
+    /// The largest accepted ratio of inflated to compressed bytes of the Health entry,
+    /// checked while streaming. Default 1000 (real exports compress about 15:1; deflate
+    /// cannot exceed about 1032:1, so only degenerate data such as a zip bomb passes it).
+    public var maximumCompressionRatio: Double
+    /// The ratio check starts once this many bytes were inflated, so a tiny entry whose
+    /// headers dominate is never refused. Default 1 MiB.
+    public var compressionRatioGraceBytes: Int64
+    /// The longest single tag (or DOCTYPE declaration) the XML scanner holds in memory.
+    /// Default 16 MiB; real tags are under 2 KiB.
+    public var maximumTagBytes: Int
+    /// The longest sleep record, children included, kept for parsing. A sleep record
+    /// longer than this is rejected as not closed. Default 1 MiB.
+    public var maximumSleepRecordBytes: Int
+    /// Size of the chunks passed from the reading (inflating) thread to the scanning
+    /// thread. Default 1 MiB; at least 1.
+    public var chunkBytes: Int
+    /// How many chunks may wait between the two threads. Default 8; at least 1.
+    public var queuedChunks: Int
+    /// How many bytes of an input pass between two progress reports. Default 64 MiB.
+    public var progressIntervalBytes: Int64
+    /// The most diagnostics kept in the report; further ones are only counted. Default 10 000.
+    public var maximumDiagnostics: Int
+
+    /// Creates options; every parameter defaults to the documented default.
+    public init(
+        maximumEntryBytes: Int64 = 16 << 30,
+        maximumCompressionRatio: Double = 1000,
+        compressionRatioGraceBytes: Int64 = 1 << 20,
+        maximumTagBytes: Int = 16 << 20,
+        maximumSleepRecordBytes: Int = 1 << 20,
+        chunkBytes: Int = 1 << 20,
+        queuedChunks: Int = 8,
+        progressIntervalBytes: Int64 = 64 << 20,
+        maximumDiagnostics: Int = 10_000
+    ) {
+        self.maximumEntryBytes = maximumEntryBytes
+        self.maximumCompressionRatio = maximumCompressionRatio
+        self.compressionRatioGraceBytes = compressionRatioGraceBytes
+        self.maximumTagBytes = maximumTagBytes
+        self.maximumSleepRecordBytes = maximumSleepRecordBytes
+        self.chunkBytes = max(chunkBytes, 1)
+        self.queuedChunks = max(queuedChunks, 1)
+        self.progressIntervalBytes = progressIntervalBytes
+        self.maximumDiagnostics = maximumDiagnostics
+    }
+
+    /// The defaults.
+    public static let standard = ReaderOptions()
+}

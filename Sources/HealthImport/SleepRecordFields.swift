@@ -1,0 +1,50 @@
+import SleepCore
+
+/// The fields of one sleep record (an XML `Record` or a CSV row) as text, before they
+/// are checked and turned into a ``SleepSample``.
+struct SleepRecordFields: Sendable, Hashable {
+    /// The HealthKit type; `nil` when the input has no type (a CSV without the column).
+    var type: String?
+    var sourceName: String?
+    var startDate: String?
+    var endDate: String?
+    var value: String?
+    /// The `HKTimeZone` metadata value.
+    var timeZone: String?
+
+    /// The record's type for sleep analysis.
+    static let sleepAnalysisType = "HKCategoryTypeIdentifierSleepAnalysis"
+
+    /// Turns the fields into a sample, or returns the reason the record is rejected.
+    ///
+    /// `value` is looked up with ``SleepStage/init(healthKitValue:)``; the short forms
+    /// without the `HKCategoryValueSleepAnalysis` prefix (`InBed`, `AsleepCore`...) are
+    /// accepted too. Start and end round to the nearest second; the printed offset of
+    /// the start date becomes ``SleepSample/printedUTCOffset``.
+    func sample() -> Result<SleepSample, RecordRejection> {
+        guard let sourceName else { return .failure(RecordRejection("missing sourceName")) }
+        guard let startDate else { return .failure(RecordRejection("missing startDate")) }
+        guard let endDate else { return .failure(RecordRejection("missing endDate")) }
+        guard let value else { return .failure(RecordRejection("missing value")) }
+        guard
+            let stage = SleepStage(healthKitValue: value)
+                ?? SleepStage(healthKitValue: "HKCategoryValueSleepAnalysis" + value)
+        else {
+            return .failure(RecordRejection("unknown sleep value \"\(value)\""))
+        }
+        guard let start = HealthTimestamp(parsing: startDate) else {
+            return .failure(RecordRejection("unreadable startDate \"\(startDate)\""))
+        }
+        guard let end = HealthTimestamp(parsing: endDate) else {
+            return .failure(RecordRejection("unreadable endDate \"\(endDate)\""))
+        }
+        guard end.secondsSince1970 > start.secondsSince1970 else {
+            return .failure(RecordRejection("endDate \(endDate) is not after startDate \(startDate)"))
+        }
+        let zone = timeZone.flatMap { $0.isEmpty ? nil : $0 }
+        return .success(
+            SleepSample(
+                source: sourceName, start: start.secondsSince1970, end: end.secondsSince1970, stage: stage,
+                timeZoneIdentifier: zone, printedUTCOffset: start.utcOffsetSeconds))
+    }
+}

@@ -1,0 +1,96 @@
+import SleepCore
+import Testing
+
+@testable import HealthImport
+
+/// CSV dialects and bad rows.
+struct CSVInputTests {
+    // 2024-01-01 is day 19723.
+    private let night = SleepSample(
+        source: "Anna, \"the\" sleeper\nWatch", start: 19_723 * 86_400 + 22 * 3600,
+        end: 19_724 * 86_400 + 5 * 3600,
+        stage: .core, timeZoneIdentifier: "Europe/Paris", printedUTCOffset: 3600)
+
+    @Test(arguments: [
+        // Comma, LF, quoted field with delimiter, doubled quote and a line break.
+        "sourceName,startDate,endDate,value,timeZone\n\"Anna, \"\"the\"\" sleeper\nWatch\",2024-01-01 23:00:00 +0100,2024-01-02 06:00:00 +0100,HKCategoryValueSleepAnalysisAsleepCore,Europe/Paris\n",
+        // Semicolon, CRLF, byte-order mark, short column names, short stage name.
+        "\u{FEFF}source;start;end;value;HKTimeZone\r\n\"Anna, \"\"the\"\" sleeper\nWatch\";2024-01-01 23:00:00 +0100;2024-01-02 06:00:00 +0100;AsleepCore;Europe/Paris\r\n",
+        // Tab, no final line break, metadata column holding HKTimeZone, ISO dates with offset.
+        "type\tsourceName\tstartDate\tendDate\tvalue\tmetadata\nHKCategoryTypeIdentifierSleepAnalysis\t\"Anna, \"\"the\"\" sleeper\nWatch\"\t2024-01-01T23:00:00+01:00\t2024-01-02T06:00:00+01:00\tHKCategoryValueSleepAnalysisAsleepCore\t{\"HKTimeZone\":\"Europe/Paris\",\"HKWasUserEntered\":0}",
+    ])
+    func dialects(text: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("samples.csv", text)
+        // Chunks of 1 and 5 bytes split the BOM, quotes and CRLF across chunk boundaries.
+        for chunkBytes in [1, 5, 1 << 20] {
+            let outcome = try readAll(.path(path), options: ReaderOptions(chunkBytes: chunkBytes))
+            #expect(outcome.report.kind == .csv)
+            #expect(outcome.samples == [night], "chunks of \(chunkBytes) bytes")
+            #expect(outcome.locations == [SampleLocation(file: path, line: 2)])
+        }
+    }
+
+    @Test func otherTypesSkippedAndBadRowsReportedWithTheirLines() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = """
+            type,sourceName,startDate,endDate,value,time_zone
+            HKQuantityTypeIdentifierHeartRate,Watch,2024-01-01T00:00:00Z,2024-01-01T00:00:00Z,61,
+            HKCategoryTypeIdentifierSleepAnalysis,"Two
+            lines",2024-01-01T00:00:00Z,2024-01-01T00:00:00Z,InBed,
+            HKCategoryTypeIdentifierSleepAnalysis,Watch,2024-01-01T00:00:00Z,2024-01-01T07:00:00.6Z,Asleep,
+
+            HKCategoryTypeIdentifierSleepAnalysis,Watch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Snoring,
+            HKCategoryTypeIdentifierSleepAnalysis,,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Awake,
+            HKCategoryTypeIdentifierSleepAnalysis,Watch,tomorrow,2024-01-01T07:00:00Z,Awake,
+
+            """
+        let path = try directory.write("samples.csv", text)
+        let outcome = try readAll(.path(path))
+        #expect(
+            outcome.samples == [
+                SleepSample(
+                    source: "Watch", start: 19_723 * 86_400, end: 19_723 * 86_400 + 7 * 3600 + 1,
+                    stage: .asleepUnspecified, printedUTCOffset: 0)
+            ])
+        #expect(outcome.locations.map { $0.line } == [5])
+        #expect(
+            outcome.report.diagnostics == [
+                ImportDiagnostic(
+                    file: path, line: 3,
+                    reason: "endDate 2024-01-01T00:00:00Z is not after startDate 2024-01-01T00:00:00Z"),
+                ImportDiagnostic(file: path, line: 7, reason: "unknown sleep value \"Snoring\""),
+                ImportDiagnostic(file: path, line: 8, reason: "missing sourceName"),
+                ImportDiagnostic(file: path, line: 9, reason: "unreadable startDate \"tomorrow\""),
+            ])
+        #expect(outcome.report.recordsSeen == 6)
+        #expect(outcome.report.sleepRecords == 5)
+        #expect(outcome.report.rejected == 4)
+    }
+
+    @Test func unterminatedQuoteRejectsTheLastRow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text =
+            "sourceName,startDate,endDate,value\n\"Watch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Awake\n"
+        let path = try directory.write("samples.csv", text)
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples.isEmpty)
+        #expect(
+            outcome.report.diagnostics == [
+                ImportDiagnostic(
+                    file: path, line: 2, reason: "a quoted field is not closed before the end of the file")
+            ])
+    }
+
+    @Test func metadataTimeZoneForms() {
+        #expect(
+            CSVSampleReader.timeZone(inMetadata: "{\"HKTimeZone\":\"Europe/Paris\"}") == "Europe/Paris")
+        #expect(
+            CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0; HKTimeZone=America/New_York")
+                == "America/New_York")
+        #expect(CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0") == nil)
+    }
+}
