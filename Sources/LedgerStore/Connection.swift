@@ -230,12 +230,14 @@ public final class Connection {
 
     /// Runs `body` inside `BEGIN ... COMMIT`, rolling back when it throws or when a
     /// statement inside failed. Nested calls use a savepoint.
+    @discardableResult
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         try runTransaction(begin: "BEGIN", body)
     }
 
     /// Runs `body` inside `BEGIN READ ONLY ... COMMIT`. Nested inside another transaction it
     /// becomes a savepoint of that transaction (and so is as writable as the outer one).
+    @discardableResult
     public func readOnlyTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
         try runTransaction(begin: "BEGIN READ ONLY", body)
     }

@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 import Glibc
 
 /// Where SleepLedger's database is, resolved once from the environment.
@@ -107,6 +108,34 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
             }
             option += 1
         }
+        return parts.joined(separator: " ")
+    }
+
+    /// Rewrites a connection string or URL as `key=value` pairs with `keyword` set to
+    /// `value` (for example another `dbname`), keeping every other setting. Throws
+    /// `invalidUse` for an unparsable string.
+    public static func settingParameter(_ keyword: String, to value: String, in conninfo: String) throws -> String {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &errorMessage) else {
+            let message = errorMessage.map { String(cString: $0) } ?? "cannot parse the connection string"
+            if let errorMessage { PQfreemem(errorMessage) }
+            throw StoreError(.invalidUse, message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        defer { PQconninfoFree(options) }
+        var parts: [String] = []
+        var option = options
+        var replaced = false
+        while let keywordPointer = option.pointee.keyword {
+            let name = String(cString: keywordPointer)
+            if name == keyword {
+                parts.append("\(name)=\(conninfoValue(value))")
+                replaced = true
+            } else if let current = option.pointee.val {
+                parts.append("\(name)=\(conninfoValue(String(cString: current)))")
+            }
+            option += 1
+        }
+        if !replaced { parts.append("\(keyword)=\(conninfoValue(value))") }
         return parts.joined(separator: " ")
     }
 
