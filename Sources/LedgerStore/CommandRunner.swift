@@ -83,7 +83,7 @@ struct CommandRunner: Sendable {
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG by hand (they are macros).
         let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let text = SmallFile.text(atPath: outputPath) ?? ""
         return Outcome(status: exitStatus, output: text)
     }
 

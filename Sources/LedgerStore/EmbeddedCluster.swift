@@ -260,7 +260,7 @@ public struct EmbeddedCluster: Sendable {
     // MARK: Stale state after a crash
 
     private func postmasterPID() -> Int32? {
-        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+        guard let text = SmallFile.text(atPath: pidFile),
             let first = text.split(separator: "\n", omittingEmptySubsequences: false).first
         else { return nil }
         return Int32(first.trimmingCharacters(in: .whitespaces))
@@ -270,7 +270,7 @@ public struct EmbeddedCluster: Sendable {
     /// (`/proc/<pid>/cwd` is the data folder; the postmaster and its children chdir there).
     private func isOurPostgres(_ pid: Int32) -> Bool {
         guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
-        guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !commandLine.isEmpty
+        guard let commandLine = SmallFile.bytes(atPath: "/proc/\(pid)/cmdline"), !commandLine.isEmpty
         else { return false }
         let program = String(decoding: commandLine.prefix { $0 != 0 }, as: UTF8.self)
         let name = program.split(separator: "/").last.map(String.init) ?? program
@@ -298,7 +298,7 @@ public struct EmbeddedCluster: Sendable {
         }
         if fileManager.fileExists(atPath: pidFile) { try? fileManager.removeItem(atPath: pidFile) }
         let socketLock = socketPath + ".lock"
-        if let text = try? String(contentsOfFile: socketLock, encoding: .utf8),
+        if let text = SmallFile.text(atPath: socketLock),
             let first = text.split(separator: "\n").first, let pid = Int32(first.trimmingCharacters(in: .whitespaces)),
             !isOurPostgres(pid)
         {

@@ -55,8 +55,8 @@ public struct Migration: Sendable, Hashable {
                     .migrationFailed, "migration file \(fileName) in \(folder) is not named NNNN_name.sql")
             }
             let path = folder + "/" + fileName
-            guard let data = FileManager.default.contents(atPath: path),
-                let sql = String(data: data, encoding: .utf8)
+            guard let bytes = SmallFile.bytes(atPath: path, limit: .max),
+                let sql = String(validating: bytes, as: UTF8.self)
             else {
                 throw StoreError(.migrationFailed, "cannot read migration file \(path) as UTF-8")
             }

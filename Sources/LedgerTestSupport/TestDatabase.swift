@@ -122,19 +122,31 @@ public enum TestDatabase {
     /// `atexit`, so it only signals and polls instead of spawning pg_ctl.
     private static func stopAtExit() {
         guard let home = clusterHomeForExit.withLock({ $0 }) else { return }
-        if let text = try? String(contentsOfFile: home + "/data/postmaster.pid", encoding: .utf8),
+        if let text = readSmallFile(home + "/data/postmaster.pid"),
             let first = text.split(separator: "\n").first, let pid = Int32(first)
         {
             kill(pid, SIGINT)
+            // Wait for it to exit (a zombie counts: its parent is not this process).
             for _ in 0..<200 where kill(pid, 0) == 0 {
-                if let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                    status.contains(") Z ")
-                {
-                    break
-                }
+                if readSmallFile("/proc/\(pid)/stat")?.contains(") Z ") ?? true { break }
                 usleep(25_000)
             }
         }
         try? FileManager.default.removeItem(atPath: home)
+    }
+
+    /// Reads a small file with `read(2)` (Foundation leaks its buffer on size-0 `/proc` files).
+    private static func readSmallFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

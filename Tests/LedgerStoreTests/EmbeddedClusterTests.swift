@@ -21,6 +21,21 @@ struct EmbeddedClusterTests {
         return try connection.execute("SELECT 40 + 2").single().int(0)
     }
 
+    /// Reads a /proc file with read(2): Foundation leaks its buffer on size-0 files.
+    static func readProcFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+
     @Test("start creates and serves the cluster; stop, restart, stale pid files and a killed postmaster are handled")
     func lifecycle() throws {
         let home = try Self.makeHome()
@@ -113,7 +128,7 @@ struct EmbeddedClusterTests {
             return
         }
         let postmasters = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
-            guard let cmdline = FileManager.default.contents(atPath: "/proc/\($0)/cmdline") else { return false }
+            guard let cmdline = Self.readProcFile("/proc/\($0)/cmdline") else { return false }
             let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             return arguments.first?.hasSuffix("/postgres") == true && arguments.contains(cluster.dataFolder)
         }
