@@ -79,6 +79,19 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
         return false
     }
 
+    /// The connection string to use: the URL, the empty string for libpq's environment,
+    /// or, for the embedded source, the cluster's (started first, created on first use,
+    /// when `startingEmbeddedCluster`; otherwise just its connection string).
+    public func conninfo(startingEmbeddedCluster: Bool = true) throws -> String {
+        switch source {
+        case .url(let url): return url
+        case .libpqEnvironment: return ""
+        case .embedded(let home):
+            let cluster = EmbeddedCluster(home: home)
+            return startingEmbeddedCluster ? try cluster.start() : cluster.conninfo()
+        }
+    }
+
     /// A log-safe summary: `DATABASE_URL (<redacted conninfo>)`, `libpq environment (PG*)`
     /// or `embedded cluster at <home>`.
     public var description: String {
