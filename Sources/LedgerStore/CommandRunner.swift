@@ -32,7 +32,8 @@ struct CommandRunner: Sendable {
         var template = Array("/tmp/sleepledger-command-XXXXXX".utf8CString)
         let outputDescriptor = mkstemp(&template)
         guard outputDescriptor >= 0 else {
-            throw StoreError(.clusterFailed, "cannot create a temporary file for command output: \(CommandRunner.lastError())")
+            throw StoreError(
+                .clusterFailed, "cannot create a temporary file for command output: \(CommandRunner.lastError())")
         }
         let outputPath = template.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
         _ = fcntl(outputDescriptor, F_SETFD, FD_CLOEXEC)
@@ -50,7 +51,8 @@ struct CommandRunner: Sendable {
         guard let closeFrom = GlibcSpawnExtensions.closeFrom, let changeDirectory = GlibcSpawnExtensions.changeDirectory
         else {
             throw StoreError(
-                .clusterFailed, "this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+                .clusterFailed,
+                "this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
         }
         _ = closeFrom(&actions, 3)
         if let workingDirectory { _ = changeDirectory(&actions, workingDirectory) }

@@ -154,7 +154,8 @@ public final class Connection {
                     values.append(nil)
                 } else {
                     let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-                    let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
+                    let bytes = UnsafeRawBufferPointer(
+                        start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
                     values.append(String(decoding: bytes, as: UTF8.self))
                 }
             }

@@ -21,12 +21,21 @@ public enum CopyText {
         }
         for byte in field.utf8 {
             switch byte {
-            case UInt8(ascii: "\\"): bytes.append(byte); bytes.append(byte)
-            case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\\"):
+                bytes.append(byte)
+                bytes.append(byte)
+            case UInt8(ascii: "\t"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "r"))
             case 0:
-                throw StoreError(.invalidValue, "a COPY field contains a NUL character, which PostgreSQL text cannot hold")
+                throw StoreError(
+                    .invalidValue, "a COPY field contains a NUL character, which PostgreSQL text cannot hold")
             default: bytes.append(byte)
             }
         }

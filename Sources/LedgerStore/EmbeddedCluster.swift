@@ -45,7 +45,9 @@ public struct EmbeddedCluster: Sendable {
     public static let maximumSocketPathLength = 107
 
     /// Creates a handle on the cluster in `home`; nothing happens until ``start()``.
-    public init(home: String, serviceUser: String = "sleepledger", databaseName: String = "sleepledger", isDurable: Bool = true) {
+    public init(
+        home: String, serviceUser: String = "sleepledger", databaseName: String = "sleepledger", isDurable: Bool = true
+    ) {
         var home = home
         while home.count > 1, home.hasSuffix("/") { home.removeLast() }
         self.home = home
@@ -144,7 +146,8 @@ public struct EmbeddedCluster: Sendable {
         }
         if home.contains("\"") || home.contains("\n") || home.contains(",") || home.contains("\r") {
             throw StoreError(
-                .clusterFailed, "the data folder \(home) contains a quote, comma or newline, which PostgreSQL's socket settings cannot hold",
+                .clusterFailed,
+                "the data folder \(home) contains a quote, comma or newline, which PostgreSQL's socket settings cannot hold",
                 detail: "choose another SLEEPLEDGER_HOME")
         }
         let length = socketPath.utf8.count
@@ -152,7 +155,9 @@ public struct EmbeddedCluster: Sendable {
             throw StoreError(
                 .clusterFailed,
                 "the data folder path is too long: the socket \(socketPath) would be \(length) bytes, the limit is \(EmbeddedCluster.maximumSocketPathLength)",
-                detail: "choose a SLEEPLEDGER_HOME of at most \(EmbeddedCluster.maximumSocketPathLength - length + home.utf8.count) bytes")
+                detail:
+                    "choose a SLEEPLEDGER_HOME of at most \(EmbeddedCluster.maximumSocketPathLength - length + home.utf8.count) bytes"
+            )
         }
     }
 
@@ -166,13 +171,16 @@ public struct EmbeddedCluster: Sendable {
         }
         for folder in folders where !account.canTraverse(folder) {
             // Permission bits say no; ask the system, which also honours ACLs.
-            let confirmed = try runner.run("/usr/bin/test", ["-x", folder], asUser: account.name, workingDirectory: "/")
+            let confirmed = try runner.run(
+                "/usr/bin/test", ["-x", folder], asUser: account.name, workingDirectory: "/")
             if confirmed.status == 0 { continue }
             throw StoreError(
                 .clusterFailed,
                 "the service user \(account.name) cannot reach the data folder \(home): it cannot enter \(folder)",
-                detail: "choose a SLEEPLEDGER_HOME the user can reach (the default for root is \(DatabaseConfiguration.systemHome)), "
-                    + "or allow it to pass through with `chmod o+x \(folder)` or `setfacl -m u:\(account.name):x \(folder)`")
+                detail:
+                    "choose a SLEEPLEDGER_HOME the user can reach (the default for root is \(DatabaseConfiguration.systemHome)), "
+                    + "or allow it to pass through with `chmod o+x \(folder)` or `setfacl -m u:\(account.name):x \(folder)`"
+            )
         }
     }
 
@@ -193,7 +201,8 @@ public struct EmbeddedCluster: Sendable {
         }
         chmod(path, mode)
         if let owner, chown(path, owner.uid, owner.gid) != 0 {
-            throw StoreError(.clusterFailed, "cannot give \(path) to \(owner.name): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                .clusterFailed, "cannot give \(path) to \(owner.name): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -222,7 +231,8 @@ public struct EmbeddedCluster: Sendable {
         if !isDurable { arguments.append("--no-sync") }
         try runner.check("initdb", binaries.initdb, arguments, asUser: account?.name, workingDirectory: home)
         let configuration = scratch + "/postgresql.conf"
-        let include = "\n# Added by SleepLedger: socket-only settings for this data folder.\ninclude_if_exists = 'sleepledger.conf'\n"
+        let include =
+            "\n# Added by SleepLedger: socket-only settings for this data folder.\ninclude_if_exists = 'sleepledger.conf'\n"
         guard let handle = FileHandle(forWritingAtPath: configuration) else {
             throw StoreError(.clusterFailed, "cannot append to \(configuration)")
         }
@@ -230,7 +240,8 @@ public struct EmbeddedCluster: Sendable {
         handle.write(Data(include.utf8))
         handle.closeFile()
         if rename(scratch, dataFolder) != 0 {
-            throw StoreError(.clusterFailed, "cannot rename \(scratch) to \(dataFolder): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                .clusterFailed, "cannot rename \(scratch) to \(dataFolder): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -251,7 +262,10 @@ public struct EmbeddedCluster: Sendable {
         }
         let path = dataFolder + "/sleepledger.conf"
         let text = lines.joined(separator: "\n") + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw StoreError(.clusterFailed, "cannot write \(path)")
         }
         if let account { chown(path, account.uid, account.gid) }

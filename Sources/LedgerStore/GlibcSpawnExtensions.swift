@@ -4,7 +4,8 @@ import Glibc
 /// need `_GNU_SOURCE`), looked up at run time.
 enum GlibcSpawnExtensions {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    typealias ChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    typealias ChangeDirectory =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
     static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
     static let changeDirectory: ChangeDirectory? = symbol("posix_spawn_file_actions_addchdir_np")

@@ -9,7 +9,8 @@ extension Migrator {
         environment: [String: String], executablePath: String? = nil, currentDirectory: String? = nil
     ) -> String? {
         if let configured = environment["SLEEPLEDGER_MIGRATIONS"], !configured.isEmpty { return configured }
-        let executable = executablePath ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            executablePath ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         var starts: [String] = []
         if let executable {
             let folder = ((executable as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent

@@ -17,7 +17,8 @@ public struct Migrator: Sendable {
         let sorted = migrations.sorted { $0.version < $1.version }
         for (previous, next) in zip(sorted, sorted.dropFirst()) where previous.version == next.version {
             throw StoreError(
-                .migrationFailed, "two migrations have version \(next.version): \(previous.fileName) and \(next.fileName)")
+                .migrationFailed,
+                "two migrations have version \(next.version): \(previous.fileName) and \(next.fileName)")
         }
         self.migrations = sorted
     }
@@ -38,13 +39,15 @@ public struct Migrator: Sendable {
         let applied = try appliedVersions(on: connection)
         var lines: [MigrationStatus] = migrations.map { migration in
             if let record = applied[migration.version] {
-                return MigrationStatus(version: migration.version, name: migration.name, state: .applied, appliedAt: record.appliedAt)
+                return MigrationStatus(
+                    version: migration.version, name: migration.name, state: .applied, appliedAt: record.appliedAt)
             }
             return MigrationStatus(version: migration.version, name: migration.name, state: .pending, appliedAt: nil)
         }
         let known = Set(migrations.map(\.version))
         for (version, record) in applied where !known.contains(version) {
-            lines.append(MigrationStatus(version: version, name: record.name, state: .unknown, appliedAt: record.appliedAt))
+            lines.append(
+                MigrationStatus(version: version, name: record.name, state: .unknown, appliedAt: record.appliedAt))
         }
         return lines.sorted { $0.version < $1.version }
     }
@@ -119,9 +122,10 @@ public struct Migrator: Sendable {
     }
 
     private func appliedVersions(on connection: Connection) throws -> [Int: (name: String, appliedAt: Int64?)] {
-        let exists = try connection.execute(
-            "SELECT to_regclass('public.schema_migrations') IS NOT NULL", name: "migrations.findVersionTable"
-        ).single().bool(0) ?? false
+        let exists =
+            try connection.execute(
+                "SELECT to_regclass('public.schema_migrations') IS NOT NULL", name: "migrations.findVersionTable"
+            ).single().bool(0) ?? false
         guard exists else { return [:] }
         let result = try connection.execute(
             "SELECT version, name, applied_at FROM schema_migrations ORDER BY version", name: "migrations.readVersions")

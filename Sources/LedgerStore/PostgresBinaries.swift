@@ -14,7 +14,8 @@ struct PostgresBinaries: Sendable {
             .sorted { $0.1 > $1.1 }
         folders += versions.map { "/usr/lib/postgresql/\($0.0)/bin" }
         for folder in folders {
-            let initdb = folder + "/initdb", pgCtl = folder + "/pg_ctl"
+            let initdb = folder + "/initdb"
+            let pgCtl = folder + "/pg_ctl"
             if access(initdb, X_OK) == 0, access(pgCtl, X_OK) == 0 {
                 return PostgresBinaries(initdb: initdb, pgCtl: pgCtl)
             }

@@ -1,5 +1,5 @@
-public import SleepCore
 public import Foundation
+public import SleepCore
 
 /// One result row. Every reader returns `nil` for SQL NULL and throws `decodingFailed`
 /// for an unknown column or a value that does not parse as the asked type.

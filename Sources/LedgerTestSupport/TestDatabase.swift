@@ -1,6 +1,6 @@
-public import LedgerStore
 import Foundation
 import Glibc
+public import LedgerStore
 import Synchronization
 
 /// Throwaway PostgreSQL databases for tests.

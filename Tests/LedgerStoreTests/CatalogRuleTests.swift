@@ -45,7 +45,9 @@ struct CatalogRuleTests {
               AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = t.oid AND a.attname = 'user_id' AND NOT a.attisdropped)
               AND (x.indkey[0] = 0 OR first_column.attname IS DISTINCT FROM 'user_id')
             """
-        ).rows.map { "\(try $0.string("table_name") ?? "").\(try $0.string("index_name") ?? "") starts with \(try $0.string("first_column") ?? "")" }
+        ).rows.map {
+            "\(try $0.string("table_name") ?? "").\(try $0.string("index_name") ?? "") starts with \(try $0.string("first_column") ?? "")"
+        }
         #expect(offenders == [])
 
         let withoutPrimaryKey = try connection.execute(

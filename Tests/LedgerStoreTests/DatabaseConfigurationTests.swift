@@ -6,13 +6,17 @@ struct DatabaseConfigurationTests {
     @Test(
         "the source is chosen by DATABASE_URL, then PG* variables, then the embedded folder",
         arguments: [
-            (["DATABASE_URL": "postgresql://db/ledger", "PGHOST": "x", "SLEEPLEDGER_HOME": "/srv/s"], false,
-             DatabaseConfiguration.Source.url("postgresql://db/ledger")),
+            (
+                ["DATABASE_URL": "postgresql://db/ledger", "PGHOST": "x", "SLEEPLEDGER_HOME": "/srv/s"], false,
+                DatabaseConfiguration.Source.url("postgresql://db/ledger")
+            ),
             (["PGHOST": "db.internal"], false, .libpqEnvironment),
             (["PGSERVICE": "ledger", "SLEEPLEDGER_HOME": "/srv/s"], false, .libpqEnvironment),
             (["PGDATABASE": "ledger"], true, .libpqEnvironment),
-            (["DATABASE_URL": "", "PGPASSWORD": "only-a-password", "HOME": "/home/anna"], false,
-             .embedded(home: "/home/anna/.local/share/sleepledger")),
+            (
+                ["DATABASE_URL": "", "PGPASSWORD": "only-a-password", "HOME": "/home/anna"], false,
+                .embedded(home: "/home/anna/.local/share/sleepledger")
+            ),
             (["SLEEPLEDGER_HOME": "/srv/sleep"], true, .embedded(home: "/srv/sleep")),
             (["HOME": "/root"], true, .embedded(home: "/var/lib/sleepledger")),
             (["HOME": "/home/ben/"], false, .embedded(home: "/home/ben/.local/share/sleepledger")),
@@ -30,7 +34,9 @@ struct DatabaseConfigurationTests {
         #expect(url.description.contains("password=***"))
         #expect(url.description.contains("host=db.example"))
         // Keywords come out in libpq's own order (user, password, ..., dbname, host, ...).
-        #expect(DatabaseConfiguration.redacted("host=/run/x password='p w' dbname=d") == "password=*** dbname=d host=/run/x")
+        #expect(
+            DatabaseConfiguration.redacted("host=/run/x password='p w' dbname=d") == "password=*** dbname=d host=/run/x"
+        )
         #expect(DatabaseConfiguration.redacted("host='unterminated") == "<unparsable connection string>")
     }
 

@@ -7,7 +7,8 @@ import Testing
 struct MigratorTests {
     static let first = Migration(version: 1, name: "first", sql: "CREATE TABLE first_table (n int);")
     static let second = Migration(
-        version: 2, name: "second", sql: "CREATE TABLE second_table (n int);\nINSERT INTO second_table VALUES (1), (2);")
+        version: 2, name: "second", sql: "CREATE TABLE second_table (n int);\nINSERT INTO second_table VALUES (1), (2);"
+    )
 
     @Test("a fresh database gets every migration in order; a second run applies nothing")
     func freshThenNoOp() throws {
@@ -55,7 +56,9 @@ struct MigratorTests {
         let status = try older.status(on: connection)
         #expect(status.map(\.state) == [.applied, .unknown])
         #expect(status.last?.name == "second")
-        let check = #expect(throws: StoreError.self) { try older.checkCompatible(on: connection, requireCurrent: false) }
+        let check = #expect(throws: StoreError.self) {
+            try older.checkCompatible(on: connection, requireCurrent: false)
+        }
         #expect(check?.kind == .schemaTooNew)
         #expect(check?.message.contains("version 2") == true)
         let migrate = #expect(throws: StoreError.self) { try older.migrate(on: connection) }
@@ -81,7 +84,9 @@ struct MigratorTests {
         let database = try TestDatabase.fresh()
         let connection = try Connection(conninfo: database.conninfo)
         let migrator = try Migrator(migrations: [Self.first])
-        let error = #expect(throws: StoreError.self) { try migrator.checkCompatible(on: connection, requireCurrent: true) }
+        let error = #expect(throws: StoreError.self) {
+            try migrator.checkCompatible(on: connection, requireCurrent: true)
+        }
         #expect(error?.kind == .schemaPending)
     }
 
@@ -89,7 +94,8 @@ struct MigratorTests {
     func failingMigration() throws {
         let database = try TestDatabase.fresh()
         let connection = try Connection(conninfo: database.conninfo)
-        let broken = Migration(version: 2, name: "broken", sql: "CREATE TABLE half_done (n int);\nSELECT * FROM missing_table;")
+        let broken = Migration(
+            version: 2, name: "broken", sql: "CREATE TABLE half_done (n int);\nSELECT * FROM missing_table;")
         let error = #expect(throws: StoreError.self) {
             try Migrator(migrations: [Self.first, broken]).migrate(on: connection)
         }
@@ -115,10 +121,11 @@ struct MigratorTests {
                 group.addTask {
                     try await withCheckedThrowingContinuation { continuation in
                         Thread.detachNewThread {
-                            continuation.resume(with: Result {
-                                let connection = try Connection(conninfo: conninfo)
-                                return try migrator.migrate(on: connection).count
-                            })
+                            continuation.resume(
+                                with: Result {
+                                    let connection = try Connection(conninfo: conninfo)
+                                    return try migrator.migrate(on: connection).count
+                                })
                         }
                     }
                 }
@@ -151,20 +158,25 @@ struct MigratorTests {
         #expect(malformed?.message.contains("4_Bad-Name.sql") == true)
     }
 
-    @Test("file names parse into version and name", arguments: [
-        ("0001_foundation.sql", 1, "foundation"),
-        ("0012_nightly_rollups.sql", 12, "nightly_rollups"),
-        ("10000_far_future.sql", 10000, "far_future"),
-    ])
+    @Test(
+        "file names parse into version and name",
+        arguments: [
+            ("0001_foundation.sql", 1, "foundation"),
+            ("0012_nightly_rollups.sql", 12, "nightly_rollups"),
+            ("10000_far_future.sql", 10000, "far_future"),
+        ])
     func parseNames(fileName: String, version: Int, name: String) {
         let parsed = Migration.parseFileName(fileName)
         #expect(parsed?.version == version)
         #expect(parsed?.name == name)
     }
 
-    @Test("malformed file names are rejected", arguments: [
-        "001_short.sql", "0001-dash.sql", "0001_.sql", "0001_Upper.sql", "0000_zero.sql", "0001_x.txt", "abcd_x.sql",
-    ])
+    @Test(
+        "malformed file names are rejected",
+        arguments: [
+            "001_short.sql", "0001-dash.sql", "0001_.sql", "0001_Upper.sql", "0000_zero.sql", "0001_x.txt",
+            "abcd_x.sql",
+        ])
     func rejectNames(fileName: String) {
         #expect(Migration.parseFileName(fileName) == nil)
     }
@@ -176,8 +188,10 @@ struct MigratorTests {
         let fileManager = FileManager.default
         // Installed layout: <prefix>/bin/sleepledger, <prefix>/share/sleepledger/migrations.
         try fileManager.createDirectory(atPath: root + "/prefix/bin", withIntermediateDirectories: true)
-        try fileManager.createDirectory(atPath: root + "/prefix/share/sleepledger/migrations", withIntermediateDirectories: true)
-        try "".write(toFile: root + "/prefix/share/sleepledger/migrations/0001_a.sql", atomically: true, encoding: .utf8)
+        try fileManager.createDirectory(
+            atPath: root + "/prefix/share/sleepledger/migrations", withIntermediateDirectories: true)
+        try "".write(
+            toFile: root + "/prefix/share/sleepledger/migrations/0001_a.sql", atomically: true, encoding: .utf8)
         // Checkout layout: <repo>/migrations and <repo>/.build/debug/sleepledger.
         try fileManager.createDirectory(atPath: root + "/repo/.build/debug", withIntermediateDirectories: true)
         try fileManager.createDirectory(atPath: root + "/repo/migrations", withIntermediateDirectories: true)
@@ -186,22 +200,29 @@ struct MigratorTests {
 
         #expect(
             Migrator.locateMigrationsFolder(
-                environment: ["SLEEPLEDGER_MIGRATIONS": "/opt/custom"], executablePath: root + "/prefix/bin/sleepledger",
+                environment: ["SLEEPLEDGER_MIGRATIONS": "/opt/custom"],
+                executablePath: root + "/prefix/bin/sleepledger",
                 currentDirectory: root) == "/opt/custom")
         #expect(
             Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/prefix/bin/sleepledger", currentDirectory: root + "/elsewhere")
-                .map { ($0 as NSString).standardizingPath }
+                environment: [:], executablePath: root + "/prefix/bin/sleepledger",
+                currentDirectory: root + "/elsewhere"
+            )
+            .map { ($0 as NSString).standardizingPath }
                 == (root + "/prefix/share/sleepledger/migrations" as NSString).standardizingPath)
         #expect(
             Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/repo/.build/debug/sleepledger", currentDirectory: root + "/elsewhere")
-                .map { ($0 as NSString).standardizingPath }
+                environment: [:], executablePath: root + "/repo/.build/debug/sleepledger",
+                currentDirectory: root + "/elsewhere"
+            )
+            .map { ($0 as NSString).standardizingPath }
                 == (root + "/repo/migrations" as NSString).standardizingPath)
         #expect(
             Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/elsewhere/sleepledger", currentDirectory: root + "/repo/migrations")
-                .map { ($0 as NSString).standardizingPath }
+                environment: [:], executablePath: root + "/elsewhere/sleepledger",
+                currentDirectory: root + "/repo/migrations"
+            )
+            .map { ($0 as NSString).standardizingPath }
                 == (root + "/repo/migrations" as NSString).standardizingPath)
     }
 }

@@ -23,7 +23,8 @@ struct UserStoreTests {
         #expect(anna.timeZoneIdentifier == "Europe/Berlin")
         #expect(anna.createdAt > 1_700_000_000)
         let ben = try store.add(
-            handle: "Ben", timeZone: "America/New_York", goals: SleepGoals(targetSeconds: 30_600, minimumSeconds: 27_000))
+            handle: "Ben", timeZone: "America/New_York",
+            goals: SleepGoals(targetSeconds: 30_600, minimumSeconds: 27_000))
         #expect(try store.find(handle: "anna") == anna)
         #expect(try store.find(handle: "ben") == ben)  // handles match in any letter case
         #expect(try store.find(handle: "carl") == nil)
@@ -46,7 +47,8 @@ struct UserStoreTests {
     func checkConstraint() throws {
         let store = try Self.store()
         let error = #expect(throws: StoreError.self) {
-            try store.add(handle: "anna", timeZone: "UTC", goals: SleepGoals(targetSeconds: 6 * 3600, minimumSeconds: 7 * 3600))
+            try store.add(
+                handle: "anna", timeZone: "UTC", goals: SleepGoals(targetSeconds: 6 * 3600, minimumSeconds: 7 * 3600))
         }
         #expect(error?.kind == .constraintViolated)
         #expect(error?.sqlState == "23514")
@@ -112,8 +114,10 @@ struct UserStoreTests {
                 INSERT INTO sleep_samples (user_id, source, start_at, end_at, stage, import_id)
                 VALUES ($1, 'Watch', $2, $3, 'core', $4)
                 """,
-                [.int64(user.id), .timestamp(epochSeconds: 1_700_000_000), .timestamp(epochSeconds: 1_700_001_800),
-                 importID.map(SQLValue.int64)])
+                [
+                    .int64(user.id), .timestamp(epochSeconds: 1_700_000_000), .timestamp(epochSeconds: 1_700_001_800),
+                    importID.map(SQLValue.int64),
+                ])
         }
         try store.remove(handle: "ANNA")
         #expect(try store.find(handle: "anna") == nil)
