@@ -29,7 +29,11 @@ public final class CopyWriter {
     public func writeRow(_ values: [SQLValue?]) throws {
         for (index, value) in values.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: "\t")) }
-            try CopyText.appendEscaped(value?.textRepresentation, to: &buffer)
+            if let value {
+                try value.appendCopyText(to: &buffer)
+            } else {
+                try CopyText.appendEscaped(nil, to: &buffer)
+            }
         }
         try endRow()
     }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The SleepLedger database roles: `sleepledger_owner` (owns the tables),
 /// `sleepledger_app` (reads and writes rows) and `sleepledger_readonly` (reads only).
 ///
@@ -11,9 +13,24 @@ public enum DatabaseRoles {
     /// The read-only role: SELECT only, sessions start read-only.
     public static let readOnly = "sleepledger_readonly"
 
-    /// Applies ``script`` (idempotent; needs a superuser or CREATEROLE).
+    /// SQLSTATEs of collisions with a concurrent run on another database of the same
+    /// cluster (the role catalog is shared): unique violation, duplicate object,
+    /// serialization failure, deadlock, and "tuple concurrently updated" (XX000).
+    static let retriedStates: Set<String> = ["23505", "42710", "40001", "40P01", "XX000"]
+
+    /// Applies ``script`` (idempotent; needs a superuser or CREATEROLE). The script runs as
+    /// one transaction; a collision with a concurrent run is retried up to four times.
     public static func apply(on connection: Connection) throws {
-        try connection.executeScript(script, name: "roles.sql")
+        var attempt = 0
+        while true {
+            do {
+                try connection.executeScript(script, name: "roles.sql")
+                return
+            } catch let error as StoreError where attempt < 4 && retriedStates.contains(error.sqlState ?? "") {
+                attempt += 1
+                usleep(UInt32(20_000 * attempt))
+            }
+        }
     }
 
     /// The text of `deploy/postgres/roles.sql`.
@@ -33,6 +50,12 @@ public enum DatabaseRoles {
         -- Give people or services access by granting a role to a login role of their own, or set
         -- a password: ALTER ROLE sleepledger_readonly PASSWORD '...';
         -- Note: ALTER ROLE ... SET applies when logging in as that role, not through membership.
+
+        -- The whole script is one transaction (one simple query). Runs against the same database
+        -- wait for each other here (advisory lock key "SLROLES"); runs against different databases
+        -- of one cluster may still collide on the cluster-wide role catalog the very first time,
+        -- and DatabaseRoles.apply retries those.
+        SELECT pg_advisory_xact_lock(23446339468412243);
 
         DO $$
         BEGIN

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import LedgerTestSupport
+import SleepCore
 import Testing
 
 @Suite("COPY in and out")
@@ -63,6 +64,53 @@ struct CopyTests {
         #expect(copied[2] == ["3", "multi\nline\r\nsource", "\\N"])
         #expect(copied[3] == ["4", "C:\\Health\\export", ""])
         #expect(copied[4] == ["5", "睡眠 🛌", "America/New_York"])
+    }
+
+    @Test("typed values written to COPY arrive as the same values")
+    func typedValues() throws {
+        let database = try TestDatabase.fresh()
+        let connection = try Connection(conninfo: database.conninfo)
+        try connection.execute(
+            """
+            CREATE TABLE typed (big bigint, small int, flag bool, day date, instant timestamptz,
+                                ratio float8, blob bytea, doc jsonb)
+            """)
+        try connection.copyIn("COPY typed FROM STDIN") { writer in
+            try writer.writeRow([
+                SQLValue.int64(-9_223_372_036_854_775_807), .int(0), .bool(true),
+                .date(LocalDate(year: 2024, month: 2, day: 29)), .timestamp(epochSeconds: 1_700_000_000),
+                .double(-0.5), .bytes(Data([0x5c, 0x00, 0xff])), .json(#"{"tab": "a\tb"}"#),
+            ])
+            try writer.writeRow([
+                SQLValue.int64(1_234_567_890_123), .int(-42), .bool(false),
+                .date(LocalDate(year: 1969, month: 12, day: 31)), .timestamp(epochSeconds: -1),
+                nil, nil, nil,
+            ])
+        }
+        let rows = try connection.execute(
+            """
+            SELECT big, small, flag, day, instant, extract(epoch FROM instant)::bigint AS epoch, ratio,
+                   blob, doc ->> 'tab' AS tab
+            FROM typed ORDER BY big
+            """
+        ).rows
+        #expect(rows.count == 2)
+        #expect(try rows[0].int64("big") == -9_223_372_036_854_775_807)
+        #expect(try rows[0].int("small") == 0)
+        #expect(try rows[0].bool("flag") == true)
+        #expect(try rows[0].date("day") == LocalDate(year: 2024, month: 2, day: 29))
+        #expect(try rows[0].int64("epoch") == 1_700_000_000)
+        #expect(try rows[0].double("ratio") == -0.5)
+        #expect(try rows[0].bytes("blob") == Data([0x5c, 0x00, 0xff]))
+        #expect(try rows[0].string("tab") == "a\tb")
+        #expect(try rows[1].int64("big") == 1_234_567_890_123)
+        #expect(try rows[1].int("small") == -42)
+        #expect(try rows[1].bool("flag") == false)
+        #expect(try rows[1].string("day") == "1969-12-31")
+        #expect(try rows[1].int64("epoch") == -1)
+        #expect(try rows[1].string("instant") == "1969-12-31 23:59:59+00")
+        #expect(try rows[1].isNull("ratio"))
+        #expect(try rows[1].bytes("blob") == nil)
     }
 
     @Test("COPY in of many rows crosses chunk boundaries intact")

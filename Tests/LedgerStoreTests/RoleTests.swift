@@ -110,4 +110,33 @@ struct RoleTests {
         ).rows.map { try $0.string(0) }
         #expect(roles == ["sleepledger_app", "sleepledger_owner", "sleepledger_readonly"])
     }
+
+    @Test("concurrent runs of the roles script on several databases of one cluster all succeed")
+    func concurrentRuns() async throws {
+        var conninfos: [String] = []
+        for _ in 0..<4 {
+            let database = try TestDatabase.fresh()
+            let connection = try Connection(conninfo: database.conninfo)
+            try Migrator(folder: TestDatabase.migrationsFolder).migrate(on: connection)
+            conninfos.append(database.conninfo)
+        }
+        let runs = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for conninfo in conninfos {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread {
+                            continuation.resume(
+                                with: Result {
+                                    let connection = try Connection(conninfo: conninfo)
+                                    try DatabaseRoles.apply(on: connection)
+                                    return true
+                                })
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: 0) { count, ok in count += ok ? 1 : 0 }
+        }
+        #expect(runs == 4)
+    }
 }

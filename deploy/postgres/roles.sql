@@ -14,6 +14,12 @@
 -- a password: ALTER ROLE sleepledger_readonly PASSWORD '...';
 -- Note: ALTER ROLE ... SET applies when logging in as that role, not through membership.
 
+-- The whole script is one transaction (one simple query). Runs against the same database
+-- wait for each other here (advisory lock key "SLROLES"); runs against different databases
+-- of one cluster may still collide on the cluster-wide role catalog the very first time,
+-- and DatabaseRoles.apply retries those.
+SELECT pg_advisory_xact_lock(23446339468412243);
+
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
