@@ -74,6 +74,28 @@ public struct EmbeddedCluster: Sendable {
             + "user=\(DatabaseConfiguration.conninfoValue(serviceUser))"
     }
 
+    /// The same connection as a `postgresql://` URL, the socket folder percent-encoded as
+    /// the host (`postgresql://sleepledger@%2Fvar%2Flib%2Fsleepledger%2Frun:5432/sleepledger`).
+    public func url(database: String? = nil) -> String {
+        func encoded(_ text: String) -> String {
+            var result = ""
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    result.append(Character(UnicodeScalar(byte)))
+                default:
+                    let hex = Array("0123456789ABCDEF")
+                    result += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0f)])
+                }
+            }
+            return result
+        }
+        return "postgresql://\(encoded(serviceUser))@\(encoded(socketFolder)):\(EmbeddedCluster.port)/"
+            + encoded(database ?? databaseName)
+    }
+
     private static var isRoot: Bool { geteuid() == 0 }
 
     // MARK: Start, stop, status

@@ -54,6 +54,7 @@ struct EmbeddedClusterTests {
             return
         }
         #expect(try Self.query(conninfo) == 42)
+        #expect(try Self.query(cluster.url()) == 42)
         // Socket only: no TCP listener, socket folder private to its owner.
         let settings = try Connection(conninfo: conninfo).execute(
             "SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_permissions') AS mode"
@@ -134,6 +135,16 @@ struct EmbeddedClusterTests {
         }
         #expect(postmasters == [pid])
         #expect(try Self.query(results[0]) == 42)
+    }
+
+    @Test("the URL form percent-encodes the socket folder as the host")
+    func urlForm() {
+        let cluster = EmbeddedCluster(home: "/var/lib/sleep ledger")
+        #expect(cluster.url() == "postgresql://sleepledger@%2Fvar%2Flib%2Fsleep%20ledger%2Frun:5432/sleepledger")
+        #expect(cluster.url(database: "postgres").hasSuffix(":5432/postgres"))
+        #expect(
+            cluster.conninfo()
+                == "host='/var/lib/sleep ledger/run' port=5432 dbname='sleepledger' user='sleepledger'")
     }
 
     @Test("a data folder whose socket path would pass 107 bytes is refused before anything is created")
