@@ -109,6 +109,8 @@ public struct EmbeddedCluster: Sendable {
         try validateHome()
         let runner = CommandRunner()
         let account = EmbeddedCluster.isRoot ? try ServiceAccount.ensure(serviceUser, runner: runner) : nil
+        // Check the folders that exist before creating anything, then the created ones.
+        if let account { try checkReachable(by: account, runner: runner) }
         try createFolder(home, mode: 0o755, owner: nil)
         if let account { try checkReachable(by: account, runner: runner) }
         let lock = try ClusterLock(path: lockFile)
@@ -191,7 +193,7 @@ public struct EmbeddedCluster: Sendable {
             folder += "/" + component
             folders.append(folder)
         }
-        for folder in folders where !account.canTraverse(folder) {
+        for folder in folders where FileManager.default.fileExists(atPath: folder) && !account.canTraverse(folder) {
             // Permission bits say no; ask the system, which also honours ACLs.
             let confirmed = try runner.run(
                 "/usr/bin/test", ["-x", folder], asUser: account.name, workingDirectory: "/")

@@ -171,5 +171,6 @@ struct EmbeddedClusterTests {
         #expect(error?.message.contains("cannot enter \(closed)") == true)
         #expect(error?.detail?.contains("chmod o+x \(closed)") == true)
         #expect(cluster.status() == .notInitialized)
+        #expect(!FileManager.default.fileExists(atPath: closed + "/ledger"))
     }
 }
