@@ -127,10 +127,20 @@ public struct EmbeddedCluster: Sendable {
             // Already served by a postmaster of ours.
         } else {
             try removeStaleServerState()
-            try runner.check(
-                "pg_ctl start (see \(logFile))", binaries.pgCtl,
-                ["start", "-w", "-t", "120", "-s", "-D", dataFolder, "-l", logFile],
-                asUser: account?.name, workingDirectory: home)
+            do {
+                try runner.check(
+                    "pg_ctl start (see \(logFile))", binaries.pgCtl,
+                    ["start", "-w", "-t", "120", "-s", "-D", dataFolder, "-l", logFile],
+                    asUser: account?.name, workingDirectory: home)
+            } catch var error as StoreError {
+                // The reason is usually in the server log: quote its last lines.
+                let logTail = (SmallFile.text(atPath: logFile) ?? "").split(separator: "\n").suffix(8)
+                    .joined(separator: "\n")
+                if !logTail.isEmpty {
+                    error.detail = [error.detail, logTail].compactMap { $0 }.joined(separator: "\n")
+                }
+                throw error
+            }
         }
         try createDatabaseIfMissing()
         return conninfo()
