@@ -134,7 +134,7 @@ public struct EmbeddedCluster: Sendable {
                     asUser: account?.name, workingDirectory: home)
             } catch var error as StoreError {
                 // The reason is usually in the server log: quote its last lines.
-                let logTail = (SmallFile.text(atPath: logFile) ?? "").split(separator: "\n").suffix(8)
+                let logTail = (SmallFile.tail(atPath: logFile) ?? "").split(separator: "\n").suffix(8)
                     .joined(separator: "\n")
                 if !logTail.isEmpty {
                     error.detail = [error.detail, logTail].compactMap { $0 }.joined(separator: "\n")

@@ -102,6 +102,19 @@ struct EmbeddedClusterTests {
             return
         }
         #expect(newPID != pid)
+
+        // A start that fails quotes the server log.
+        try cluster.stop()
+        let configurationFile = cluster.dataFolder + "/postgresql.conf"
+        let original = try String(contentsOfFile: configurationFile, encoding: .utf8)
+        try (original + "\nshared_buffers = 'plenty'\n").write(
+            toFile: configurationFile, atomically: false, encoding: .utf8)
+        let failure = #expect(throws: StoreError.self) { try cluster.start() }
+        #expect(failure?.kind == .clusterFailed)
+        #expect(failure?.detail?.contains("shared_buffers") == true)
+        try original.write(toFile: configurationFile, atomically: false, encoding: .utf8)
+        try cluster.start()
+        #expect(try Self.query(conninfo) == 42)
     }
 
     @Test("two threads starting the same new cluster at once both succeed with one server")
