@@ -1,0 +1,109 @@
+public import SleepCore
+
+/// Adds, lists, changes and removes users. Validating handles, zones and durations is the
+/// caller's job; the database still rejects a target below the minimum
+/// (`constraintViolated`, constraint `users_goals_check`).
+public struct UserStore {
+    /// The connection every call uses.
+    public let connection: Connection
+
+    /// Creates a store over `connection`.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    private static let columns = "id, handle, time_zone, target_seconds, minimum_seconds, created_at"
+
+    /// Adds a user (and its rollup state row) and returns it. Throws `alreadyExists` when
+    /// the handle is taken, in any letter case.
+    @discardableResult
+    public func add(handle: String, timeZone: String, goals: SleepGoals = SleepGoals()) throws -> User {
+        do {
+            return try connection.transaction { connection in
+                let row = try connection.execute(
+                    """
+                    INSERT INTO users (handle, time_zone, target_seconds, minimum_seconds)
+                    VALUES ($1, $2, $3, $4) RETURNING \(UserStore.columns)
+                    """,
+                    [.text(handle), .text(timeZone), .int64(goals.targetSeconds), .int64(goals.minimumSeconds)],
+                    name: "users.add"
+                ).single("users.add")
+                let user = try UserStore.user(from: row)
+                try connection.execute(
+                    "INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(user.id)], name: "users.addRollupState")
+                return user
+            }
+        } catch var error as StoreError where error.kind == .alreadyExists {
+            error.message = "a user with handle \(handle) already exists"
+            throw error
+        }
+    }
+
+    /// Every user, by handle.
+    public func list() throws -> [User] {
+        try connection.execute(
+            "SELECT \(UserStore.columns) FROM users ORDER BY lower(handle), id", name: "users.list"
+        ).rows.map(UserStore.user(from:))
+    }
+
+    /// The user with `handle` (any letter case), or `nil`.
+    public func find(handle: String) throws -> User? {
+        try connection.execute(
+            "SELECT \(UserStore.columns) FROM users WHERE lower(handle) = lower($1)", [.text(handle)],
+            name: "users.find"
+        ).first.map(UserStore.user(from:))
+    }
+
+    /// Changes a user's zone and/or goals (`nil` keeps the current value) and returns the
+    /// result. A changed zone, target or minimum marks the user's summaries stale
+    /// (`rollup_state.summaries_stale`). Throws `notFound` for an unknown handle.
+    @discardableResult
+    public func update(handle: String, timeZone: String? = nil, goals: SleepGoals? = nil) throws -> User {
+        try connection.transaction { connection in
+            guard
+                let current = try connection.execute(
+                    "SELECT \(UserStore.columns) FROM users WHERE lower(handle) = lower($1) FOR UPDATE",
+                    [.text(handle)], name: "users.lockForUpdate"
+                ).first.map(UserStore.user(from:))
+            else { throw UserStore.unknown(handle) }
+            let zone = timeZone ?? current.timeZoneIdentifier
+            let newGoals = goals ?? current.goals
+            guard zone != current.timeZoneIdentifier || newGoals != current.goals else { return current }
+            let row = try connection.execute(
+                """
+                UPDATE users SET time_zone = $2, target_seconds = $3, minimum_seconds = $4
+                WHERE id = $1 RETURNING \(UserStore.columns)
+                """,
+                [.int64(current.id), .text(zone), .int64(newGoals.targetSeconds), .int64(newGoals.minimumSeconds)],
+                name: "users.update"
+            ).single("users.update")
+            try connection.execute(
+                """
+                INSERT INTO rollup_state (user_id, summaries_stale, updated_at) VALUES ($1, true, now())
+                ON CONFLICT (user_id) DO UPDATE SET summaries_stale = true, updated_at = now()
+                """, [.int64(current.id)], name: "users.markSummariesStale")
+            return try UserStore.user(from: row)
+        }
+    }
+
+    /// Removes a user and, by cascade, all of its data. Throws `notFound` for an unknown handle.
+    public func remove(handle: String) throws {
+        let result = try connection.execute(
+            "DELETE FROM users WHERE lower(handle) = lower($1)", [.text(handle)], name: "users.remove")
+        guard result.affectedRows > 0 else { throw UserStore.unknown(handle) }
+    }
+
+    private static func unknown(_ handle: String) -> StoreError {
+        StoreError(.notFound, "no user with handle \(handle)", statement: "users")
+    }
+
+    static func user(from row: Row) throws -> User {
+        guard let id = try row.int64("id"), let handle = try row.string("handle"),
+            let zone = try row.string("time_zone"), let target = try row.int64("target_seconds"),
+            let minimum = try row.int64("minimum_seconds"), let createdAt = try row.epochSeconds("created_at")
+        else { throw StoreError(.decodingFailed, "a users row has a NULL column", statement: "users") }
+        return User(
+            id: id, handle: handle, timeZoneIdentifier: zone,
+            goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), createdAt: createdAt)
+    }
+}
