@@ -1,1 +1,7 @@
+import Foundation
 import LedgerCLI
+
+let code = AdminTool.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment, console: .standard)
+exit(code.rawValue)

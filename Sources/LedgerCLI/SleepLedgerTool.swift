@@ -1,0 +1,91 @@
+import Foundation
+import LedgerStore
+
+/// The `sleepledger` executable: database, migrations, users (and, with later issues,
+/// import and rollup). `main` calls ``run(arguments:environment:console:)`` and exits
+/// with its code.
+public enum SleepLedgerTool {
+    static let usage = """
+        Usage: sleepledger <command> [options]
+
+        Commands:
+          db status|start|stop|url   Manage the embedded PostgreSQL cluster
+          migrate [--status]         Apply pending schema migrations, or list them
+          user add|list|set|remove   Manage users
+        Options:
+          --help                     Show help (also after any command)
+          --version                  Show the version
+
+        Configuration comes from the environment: DATABASE_URL, or libpq's PG* variables,
+        or else the embedded default under SLEEPLEDGER_HOME. See docs/cli.md.
+        """
+
+    /// Runs one invocation; `arguments` excludes the program name. Never throws: every
+    /// error is printed as one line to standard error and mapped to an exit code.
+    public static func run(arguments: [String], environment: [String: String], console: Console)
+        -> ExitCode
+    {
+        do {
+            try dispatch(arguments, environment: environment, console: console)
+            return .success
+        } catch {
+            return report(error, console: console)
+        }
+    }
+
+    static func dispatch(_ arguments: [String], environment: [String: String], console: Console) throws {
+        guard let command = arguments.first else {
+            console.writeError(usage + "\n")
+            throw CLIError.usage("missing command")
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h", "help":
+            console.print(usage)
+        case "--version":
+            console.print("sleepledger \(SleepLedgerVersion.current)")
+        case "db":
+            try DatabaseCommand.run(rest, environment: environment, console: console)
+        case "migrate":
+            try MigrateCommand.run(rest, environment: environment, console: console)
+        case "user":
+            try UserCommand.run(rest, environment: environment, console: console)
+        default:
+            throw CLIError.usage("unknown command '\(command)'", help: usage)
+        }
+    }
+
+    /// Folds a multi-line message (libpq's often are) into one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// Prints an error the way every SleepLedger tool does and returns its exit code.
+    static func report(_ error: any Error, console: Console) -> ExitCode {
+        switch error {
+        case let error as CLIError:
+            console.note("sleepledger: \(error.message)")
+            if let help = error.help { console.note("\n" + help) }
+            return error.exitCode
+        case let error as StoreError:
+            console.note("sleepledger: " + oneLine(error.description))
+            return error.exitCode
+        default:
+            console.note("sleepledger: internal error: \(error)")
+            return .internalError
+        }
+    }
+}
+
+extension StoreError {
+    /// The exit code for a database-layer failure (docs/cli.md).
+    var exitCode: ExitCode {
+        switch kind {
+        case .connectionFailed, .clusterFailed, .schemaTooNew, .schemaPending: return .unavailable
+        case .alreadyExists, .invalidValue, .constraintViolated: return .dataError
+        case .notFound: return .noInput
+        default: return .internalError
+        }
+    }
+}

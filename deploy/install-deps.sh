@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the Debian packages SleepLedger needs to build, test and run, when missing.
+# Usage: deploy/install-deps.sh [extra-package ...]
+# Needs root (or sudo) only when something is missing. The Swift toolchain itself is
+# expected on PATH (swift.org's Debian build).
+set -euo pipefail
+
+packages=(
+  libpq-dev postgresql        # PostgreSQL client library and server (embedded default, tests)
+  libarchive-dev              # zip reading (importer)
+  libssl-dev                  # SHA-256 and secure random (libcrypto)
+  libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
+  "$@"
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  [ -n "$package" ] || continue
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "install-deps: the Swift toolchain (swift) is not on PATH; install it from swift.org" >&2
+  exit 69
+fi
+
+# PostgreSQL's server binaries live outside PATH on Debian; the tools find them there.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  echo "install-deps: initdb not found after installing postgresql" >&2
+  exit 69
+fi

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SleepLedger end to end on the embedded default database: installs what is missing,
+# builds in release mode, starts the private PostgreSQL cluster, migrates, creates a
+# demo user and shows it. Usage: deploy/quickstart.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash deploy/install-deps.sh
+swift build -c release
+bin="$(swift build -c release --show-bin-path)"
+
+# The embedded default: SLEEPLEDGER_HOME, else ~/.local/share/sleepledger (or
+# /var/lib/sleepledger as root). No DATABASE_URL needed.
+"$bin/sleepledger" db start
+"$bin/sleepledger" migrate --status
+
+if ! "$bin/sleepledger" user list --format csv | grep -q '^demo,'; then
+  "$bin/sleepledger" user add demo --time-zone Europe/Berlin --target 8h --minimum 7h
+fi
+"$bin/sleepledger" user list

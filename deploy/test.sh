@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the whole SleepLedger test suite against a throwaway PostgreSQL cluster that this
+# script starts and removes. Installs what is missing first. Usage: deploy/test.sh [swift test args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash deploy/install-deps.sh
+
+# The suite never touches a configured database: it makes its own.
+unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE PGSERVICEFILE \
+  SLEEPLEDGER_HOME SLEEPLEDGER_ADMIN_DATABASE_URL || true
+
+swift build --build-tests
+
+scratch=$(mktemp -d /tmp/sleepledger-test.XXXXXX)
+chmod 0755 "$scratch"   # as root, the cluster runs as an unprivileged user who must reach it
+export SLEEPLEDGER_HOME="$scratch/home"
+cleanup() {
+  .build/debug/sleepledger db stop >/dev/null 2>&1 || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+.build/debug/sleepledger db start
+SLEEPLEDGER_TEST_DATABASE_URL="$(.build/debug/sleepledger db url)"
+export SLEEPLEDGER_TEST_DATABASE_URL
+unset SLEEPLEDGER_HOME
+
+swift test --skip-build "$@"
