@@ -1,0 +1,147 @@
+public import SleepCore
+
+/// Loads one import into PostgreSQL in a single transaction, so a run that fails or is
+/// killed stores nothing:
+///
+/// 1. `BEGIN`; insert the run's `imports` row as `running`;
+/// 2. create a `TEMP` staging table (`ON COMMIT DROP`, no constraints or indexes);
+/// 3. `COPY` the samples into it while the caller's reader streams them (``SampleSink``);
+/// 4. `INSERT INTO sleep_samples ... SELECT ... FROM staging ON CONFLICT DO NOTHING`, so
+///    samples already stored (or repeated within the input) add nothing; the difference
+///    between staged and inserted rows is the duplicate count;
+/// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
+///    minus one day of margin (a night's wake day comes from its own zone, which can put
+///    it a day before the sample's, and the night builder looks across a day boundary);
+/// 6. set the `imports` row to `succeeded` with every count; `COMMIT`.
+///
+/// When anything throws, the transaction is rolled back; the caller then records the
+/// failure with ``recordFailure(userID:audit:error:)`` in a transaction of its own.
+public struct SampleLoader {
+    /// The connection every call uses; not inside a transaction.
+    public let connection: Connection
+
+    /// Days subtracted from the earliest wake day touched when marking rollups dirty.
+    public static let dirtyMarginDays = 1
+
+    /// Creates a loader over `connection`.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Runs one import. `read` gets a sink for the samples, streams them into it, and
+    /// returns the audit (counts from the reader's report); throwing from it rolls back
+    /// everything. Returns what was stored.
+    public func load(
+        userID: Int64, userTimeZone: String?, audit start: ImportAudit,
+        _ read: (SampleSink) throws -> ImportAudit
+    ) throws -> ImportOutcome {
+        let clock = ContinuousClock()
+        let began = clock.now
+        return try connection.transaction { connection in
+            let importID = try connection.execute(
+                """
+                INSERT INTO imports (user_id, file_name, from_standard_input, status)
+                VALUES ($1, $2, $3, 'running') RETURNING id
+                """, [.int64(userID), .text(start.fileName), .bool(start.isFromStandardInput)],
+                name: "imports.start"
+            ).single("imports.start").int64(0)
+            guard let importID else { throw StoreError(.decodingFailed, "no import id", statement: "imports.start") }
+            try connection.execute(
+                """
+                CREATE TEMP TABLE import_staging (
+                    source text, start_at timestamptz, end_at timestamptz, stage text,
+                    time_zone text, printed_utc_offset integer, wake_day date
+                ) ON COMMIT DROP
+                """, name: "imports.createStaging")
+            var audit = start
+            try connection.copyIn("COPY import_staging FROM STDIN", name: "imports.copyStaging") { writer in
+                let sink = SampleSink(writer: writer, userTimeZone: userTimeZone)
+                audit = try read(sink)
+                audit.samplesAccepted = sink.count
+            }
+            let merged = try connection.execute(
+                """
+                WITH inserted AS (
+                    INSERT INTO sleep_samples
+                        (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset, import_id)
+                    SELECT $1, source, start_at, end_at, stage, time_zone, printed_utc_offset, $2
+                    FROM import_staging
+                    ON CONFLICT DO NOTHING
+                    RETURNING source, start_at, end_at, stage
+                )
+                SELECT (SELECT count(*) FROM inserted) AS inserted,
+                    (SELECT min(staging.wake_day) FROM import_staging AS staging
+                        JOIN inserted USING (source, start_at, end_at, stage)) AS earliest_wake_day
+                """, [.int64(userID), .int64(importID)], name: "imports.mergeSamples"
+            ).single("imports.mergeSamples")
+            let inserted = try merged.int("inserted") ?? 0
+            let dirtyFrom = try merged.date("earliest_wake_day")?.adding(days: -Self.dirtyMarginDays)
+            if let dirtyFrom {
+                try connection.execute(
+                    """
+                    INSERT INTO rollup_state (user_id, dirty_from, updated_at) VALUES ($1, $2, now())
+                    ON CONFLICT (user_id) DO UPDATE
+                    SET dirty_from = least(rollup_state.dirty_from, excluded.dirty_from), updated_at = now()
+                    """, [.int64(userID), .date(dirtyFrom)], name: "imports.markRollupsDirty")
+            }
+            let duplicates = audit.samplesAccepted - inserted
+            audit.durationSeconds = Self.seconds(clock.now - began)
+            try connection.execute(
+                """
+                UPDATE imports SET status = 'succeeded', finished_at = greatest(clock_timestamp(), started_at),
+                    samples_inserted = $3, samples_duplicate = $4, dirty_from = $5
+                WHERE user_id = $1 AND id = $2
+                """,
+                [.int64(userID), .int64(importID), .int(inserted), .int(duplicates), dirtyFrom.map { .date($0) }],
+                name: "imports.succeed")
+            try update(userID: userID, importID: importID, audit: audit)
+            return ImportOutcome(importID: importID, inserted: inserted, duplicates: duplicates, dirtyFrom: dirtyFrom)
+        }
+    }
+
+    private func update(userID: Int64, importID: Int64, audit: ImportAudit) throws {
+        try connection.execute(
+            """
+            UPDATE imports SET size_bytes = $3, sha256 = $4, kind = $5, entry_name = $6, records_seen = $7,
+                samples_read = $8, samples_accepted = $9, samples_rejected = $10, stage_counts = $11::jsonb,
+                earliest_start_at = $12, latest_end_at = $13, warnings = $14::jsonb, diagnostics = $15::jsonb,
+                diagnostics_not_kept = $16, duration_seconds = $17
+            WHERE user_id = $1 AND id = $2
+            """,
+            [
+                .int64(userID), .int64(importID), audit.sizeBytes.map { .int64($0) }, audit.sha256.map { .text($0) },
+                audit.kind.map { .text($0) }, audit.entryName.map { .text($0) }, .int(audit.recordsSeen),
+                .int(audit.samplesRead), .int(audit.samplesAccepted), .int(audit.samplesRejected),
+                .json(audit.stageCountsJSON), audit.earliestStart.map { .timestamp(epochSeconds: $0) },
+                audit.latestEnd.map { .timestamp(epochSeconds: $0) }, .json(audit.warningsJSON),
+                .json(audit.diagnosticsJSON), .int(audit.diagnosticsNotKept), .double(max(0, audit.durationSeconds)),
+            ], name: "imports.recordAudit")
+    }
+
+    /// Records a failed run in a transaction of its own (call it after ``load`` threw and
+    /// rolled back): an `imports` row with status `failed`, the error message and whatever
+    /// the audit knows. Returns the row's id.
+    @discardableResult
+    public func recordFailure(userID: Int64, audit: ImportAudit, error message: String) throws -> Int64 {
+        try connection.transaction { connection in
+            let importID = try connection.execute(
+                """
+                INSERT INTO imports (user_id, file_name, from_standard_input, status, finished_at, error)
+                VALUES ($1, $2, $3, 'failed', now(), $4) RETURNING id
+                """, [.int64(userID), .text(audit.fileName), .bool(audit.isFromStandardInput), .text(message)],
+                name: "imports.recordFailure"
+            ).single("imports.recordFailure").int64(0)
+            guard let importID else {
+                throw StoreError(.decodingFailed, "no import id", statement: "imports.recordFailure")
+            }
+            var counts = audit
+            counts.samplesAccepted = min(audit.samplesAccepted, max(0, audit.samplesRead - audit.samplesRejected))
+            try update(userID: userID, importID: importID, audit: counts)
+            return importID
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
