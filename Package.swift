@@ -47,7 +47,10 @@ let package = Package(
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore"]),
         .testTarget(
             name: "LedgerCLITests",
-            dependencies: ["LedgerCLI", "LedgerStore", "LedgerTestSupport", "sleepledger", "sleepledger-admin"]
+            dependencies: [
+                "LedgerCLI", "LedgerStore", "LedgerTestSupport", "sleepledger", "sleepledger-admin",
+                "HealthImport", "ExportFixtures", "SleepFixtures", "SleepCore",
+            ]
         ),
     ]
 )

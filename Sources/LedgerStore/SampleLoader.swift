@@ -1,4 +1,4 @@
-public import SleepCore
+import SleepCore
 
 /// Loads one import into PostgreSQL in a single transaction, so a run that fails or is
 /// killed stores nothing:
@@ -86,6 +86,7 @@ public struct SampleLoader {
             }
             let duplicates = audit.samplesAccepted - inserted
             audit.durationSeconds = Self.seconds(clock.now - began)
+            try update(userID: userID, importID: importID, audit: audit)
             try connection.execute(
                 """
                 UPDATE imports SET status = 'succeeded', finished_at = greatest(clock_timestamp(), started_at),
@@ -94,7 +95,6 @@ public struct SampleLoader {
                 """,
                 [.int64(userID), .int64(importID), .int(inserted), .int(duplicates), dirtyFrom.map { .date($0) }],
                 name: "imports.succeed")
-            try update(userID: userID, importID: importID, audit: audit)
             return ImportOutcome(importID: importID, inserted: inserted, duplicates: duplicates, dirtyFrom: dirtyFrom)
         }
     }
