@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SleepLedger end to end on the embedded default database: installs what is missing,
 # builds in release mode, starts the private PostgreSQL cluster, migrates, creates a
-# demo user and shows it. Usage: deploy/quickstart.sh
+# demo user, imports a generated sample export for it and shows the summary. Usage: deploy/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +18,10 @@ if ! "$bin/sleepledger" user list --format csv | grep -q '^demo,'; then
   "$bin/sleepledger" user add demo --time-zone Europe/Berlin --target 8h --minimum 7h
 fi
 "$bin/sleepledger" user list
+
+# Import: a generated 20 MB export (seeded, so the same every run) for the demo user.
+# Running the quickstart again re-imports it and reports "nothing new".
+sample_dir="$(mktemp -d /tmp/sleepledger-quickstart.XXXXXX)"
+trap 'rm -rf "$sample_dir"' EXIT
+"$bin/make-export" --size 20MB --seed 7 --format zip --output "$sample_dir/export.zip"
+"$bin/sleepledger" import --user demo "$sample_dir/export.zip"
