@@ -59,23 +59,36 @@ public struct SampleLoader {
                 audit = try read(sink)
                 audit.samplesAccepted = sink.count
             }
-            let merged = try connection.execute(
+            let inserted = try connection.execute(
                 """
-                WITH inserted AS (
-                    INSERT INTO sleep_samples
-                        (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset, import_id)
-                    SELECT $1, source, start_at, end_at, stage, time_zone, printed_utc_offset, $2
-                    FROM import_staging
-                    ON CONFLICT DO NOTHING
-                    RETURNING source, start_at, end_at, stage
-                )
-                SELECT (SELECT count(*) FROM inserted) AS inserted,
-                    (SELECT min(staging.wake_day) FROM import_staging AS staging
-                        JOIN inserted USING (source, start_at, end_at, stage)) AS earliest_wake_day
+                INSERT INTO sleep_samples
+                    (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset, import_id)
+                SELECT $1, source, start_at, end_at, stage, time_zone, printed_utc_offset, $2
+                FROM import_staging
+                ON CONFLICT DO NOTHING
                 """, [.int64(userID), .int64(importID)], name: "imports.mergeSamples"
-            ).single("imports.mergeSamples")
-            let inserted = try merged.int("inserted") ?? 0
-            let dirtyFrom = try merged.date("earliest_wake_day")?.adding(days: -Self.dirtyMarginDays)
+            ).affectedRows
+            let earliestWakeDay: LocalDate?
+            if inserted == 0 {
+                earliestWakeDay = nil
+            } else if inserted == audit.samplesAccepted {
+                // Every staged sample was new: no need to find out which.
+                earliestWakeDay = try connection.execute(
+                    "SELECT min(wake_day) FROM import_staging", name: "imports.earliestWakeDay"
+                ).single().date(0)
+            } else {
+                earliestWakeDay = try connection.execute(
+                    """
+                    SELECT min(staging.wake_day) FROM import_staging AS staging
+                    WHERE EXISTS (
+                        SELECT FROM sleep_samples AS stored
+                        WHERE stored.user_id = $1 AND stored.source = staging.source
+                            AND stored.start_at = staging.start_at AND stored.end_at = staging.end_at
+                            AND stored.stage = staging.stage AND stored.import_id = $2)
+                    """, [.int64(userID), .int64(importID)], name: "imports.earliestNewWakeDay"
+                ).single().date(0)
+            }
+            let dirtyFrom = earliestWakeDay?.adding(days: -Self.dirtyMarginDays)
             if let dirtyFrom {
                 try connection.execute(
                     """
