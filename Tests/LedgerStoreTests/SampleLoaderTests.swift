@@ -1,0 +1,120 @@
+import Foundation
+import LedgerStore
+import LedgerTestSupport
+import SleepCore
+import Testing
+
+@Suite("SampleLoader")
+struct SampleLoaderTests {
+    struct Planted: Error {}
+
+    /// A migrated database with one user in `zone`; returns the connection and user.
+    static func setUp(zone: String = "Europe/Berlin") throws -> (Connection, User) {
+        let database = try TestDatabase.migrated()
+        let connection = try Connection(conninfo: database.conninfo)
+        let user = try UserStore(connection: connection).add(handle: "anna", timeZone: zone)
+        return (connection, user)
+    }
+
+    static func audit(_ read: Int, fileName: String = "export.xml") -> ImportAudit {
+        var audit = ImportAudit(fileName: fileName, isFromStandardInput: false)
+        audit.sizeBytes = 1234
+        audit.sha256 = String(repeating: "ab", count: 32)
+        audit.kind = "xml"
+        audit.samplesRead = read
+        audit.samplesAccepted = read
+        return audit
+    }
+
+    // 2024-03-01T06:00:00Z = 07:00 in Berlin.
+    static let morning: Int64 = 1_709_272_800
+
+    @Test func storesNewSamplesCountsDuplicatesAndMarksRollups() throws {
+        let (connection, user) = try Self.setUp()
+        defer { connection.close() }
+        let loader = SampleLoader(connection: connection)
+        let night = SleepSample(source: "Watch", start: Self.morning - 8 * 3600, end: Self.morning, stage: .core)
+        // Ends 2024-02-28T23:30Z: 00:30 on 2024-02-29 in Berlin (the user's zone), but
+        // 2024-02-28 in its own zone, New York.
+        let travel = SleepSample(
+            source: "Watch", start: 1_709_160_000, end: 1_709_163_000, stage: .deep,
+            timeZoneIdentifier: "America/New_York")
+        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(3)) { sink in
+            try sink.append(night)
+            try sink.append(travel)
+            try sink.append(night)
+            return Self.audit(3)
+        }
+        #expect(first.inserted == 2)
+        #expect(first.duplicates == 1)
+        // Earliest wake day 2024-02-28 (New York) minus one day.
+        #expect(first.dirtyFrom == LocalDate(year: 2024, month: 2, day: 27))
+
+        let later = SleepSample(source: "Watch", start: Self.morning + 86_400 - 3600, end: Self.morning + 86_400, stage: .rem)
+        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(2)) { sink in
+            try sink.append(night)
+            try sink.append(later)
+            return Self.audit(2)
+        }
+        #expect(second.inserted == 1)
+        #expect(second.duplicates == 1)
+        // 2024-03-02 minus one day, but the stored mark stays at the earlier 2024-02-27.
+        #expect(second.dirtyFrom == LocalDate(year: 2024, month: 3, day: 1))
+        #expect(
+            try connection.execute("SELECT dirty_from FROM rollup_state WHERE user_id = $1", [.int64(user.id)])
+                .single().date(0) == LocalDate(year: 2024, month: 2, day: 27))
+        #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 3)
+        let stored = try connection.execute(
+            "SELECT time_zone, import_id FROM sleep_samples WHERE stage = 'rem'").single()
+        #expect(try stored.string("time_zone") == nil)
+        #expect(try stored.int64("import_id") == second.importID)
+    }
+
+    @Test func anErrorWhileStreamingStoresNothingAndTheFailureIsRecordedAfterwards() throws {
+        let (connection, user) = try Self.setUp()
+        defer { connection.close() }
+        let loader = SampleLoader(connection: connection)
+        #expect(throws: Planted.self) {
+            try loader.load(userID: user.id, userTimeZone: nil, audit: Self.audit(1)) { sink in
+                for minute in 0..<5000 {
+                    try sink.append(
+                        SleepSample(source: "Watch", start: Self.morning + Int64(minute) * 60, end: Self.morning + Int64(minute) * 60 + 30, stage: .core))
+                }
+                throw Planted()
+            }
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 0)
+        #expect(try connection.execute("SELECT count(*) FROM imports").single().int(0) == 0)
+        #expect(try connection.execute("SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL").single().int(0) == 0)
+
+        var failed = ImportAudit(fileName: "-", isFromStandardInput: true)
+        failed.samplesRead = 7
+        failed.samplesRejected = 7
+        try loader.recordFailure(userID: user.id, audit: failed, error: "-:3: the input is empty")
+        let row = try connection.execute(
+            "SELECT status, error, file_name, from_standard_input, sha256, kind, samples_rejected, finished_at IS NOT NULL AS finished FROM imports"
+        ).single()
+        #expect(try row.string("status") == "failed")
+        #expect(try row.string("error") == "-:3: the input is empty")
+        #expect(try row.bool("from_standard_input") == true)
+        #expect(try row.string("sha256") == nil)
+        #expect(try row.string("kind") == nil)
+        #expect(try row.int("samples_rejected") == 7)
+        #expect(try row.bool("finished") == true)
+    }
+
+    @Test func aSucceededRowNeedsItsIdentityAndAFailedRowItsError() throws {
+        let (connection, user) = try Self.setUp()
+        defer { connection.close() }
+        #expect(throws: StoreError.self) {
+            try connection.execute(
+                "INSERT INTO imports (user_id, file_name, status, finished_at) VALUES ($1, 'x', 'succeeded', now())",
+                [.int64(user.id)])
+        }
+        #expect(throws: StoreError.self) {
+            try connection.execute(
+                "INSERT INTO imports (user_id, file_name, status) VALUES ($1, 'x', 'failed')", [.int64(user.id)])
+        }
+    }
+}
