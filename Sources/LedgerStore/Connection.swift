@@ -62,7 +62,7 @@ public final class Connection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
-    private func liveHandle() throws -> OpaquePointer {
+    func liveHandle() throws -> OpaquePointer {
         guard let handle else { throw StoreError(.invalidUse, "the connection is closed") }
         return handle
     }
@@ -115,7 +115,7 @@ public final class Connection {
         return try collect(PQexec(connection, script), connection: connection, name: name)
     }
 
-    private func collect(_ result: OpaquePointer?, connection: OpaquePointer, name: String?) throws -> QueryResult {
+    func collect(_ result: OpaquePointer?, connection: OpaquePointer, name: String?) throws -> QueryResult {
         guard let result else { throw connectionError(connection, kind: .queryFailed, name: name) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -196,7 +196,7 @@ public final class Connection {
     }
 
     /// Reads and frees every pending result, ending any COPY left open.
-    private func drain(_ connection: OpaquePointer) {
+    func drain(_ connection: OpaquePointer) {
         while let result = PQgetResult(connection) {
             let status = PQresultStatus(result)
             PQclear(result)
@@ -366,7 +366,7 @@ public final class Connection {
         return rows
     }
 
-    private func startCopy(_ sql: String, expecting: ExecStatusType, connection: OpaquePointer, name: String?) throws {
+    func startCopy(_ sql: String, expecting: ExecStatusType, connection: OpaquePointer, name: String?) throws {
         guard let result = PQexec(connection, sql) else {
             throw connectionError(connection, kind: .copyFailed, name: name)
         }
@@ -381,7 +381,7 @@ public final class Connection {
         throw StoreError(.invalidUse, "the statement is not a \(wanted)", statement: name)
     }
 
-    private func finishCopy(connection: OpaquePointer, name: String?) throws -> Int {
+    func finishCopy(connection: OpaquePointer, name: String?) throws -> Int {
         var failure: StoreError?
         var count = 0
         while let result = PQgetResult(connection) {

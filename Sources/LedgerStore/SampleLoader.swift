@@ -8,7 +8,9 @@ import SleepCore
 /// 3. `COPY` the samples into it while the caller's reader streams them (``SampleSink``);
 /// 4. `INSERT INTO sleep_samples ... SELECT ... FROM staging ON CONFLICT DO NOTHING`, so
 ///    samples already stored (or repeated within the input) add nothing; the difference
-///    between staged and inserted rows is the duplicate count;
+///    between staged and inserted rows is the duplicate count. This runs in batches of
+///    about 4 MiB of COPY text while the input is still being read (`StagingPipeline`),
+///    so the server's inserting overlaps the reading;
 /// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
 ///    minus one day of margin (a night's wake day comes from its own zone, which can put
 ///    it a day before the sample's, and the night builder looks across a day boundary);
@@ -23,9 +25,14 @@ public struct SampleLoader {
     /// Days subtracted from the earliest wake day touched when marking rollups dirty.
     public static let dirtyMarginDays = 1
 
+    /// COPY text per batch merged while the input is still being read. Default 4 MiB
+    /// (about 40 000 samples); tests use small values to exercise many batches.
+    public var batchBytes: Int
+
     /// Creates a loader over `connection`.
-    public init(connection: Connection) {
+    public init(connection: Connection, batchBytes: Int = 4 << 20) {
         self.connection = connection
+        self.batchBytes = max(1, batchBytes)
     }
 
     /// Runs one import. `read` gets a sink for the samples, streams them into it, and
@@ -54,40 +61,22 @@ public struct SampleLoader {
                 ) ON COMMIT DROP
                 """, name: "imports.createStaging")
             var audit = start
-            try connection.copyIn("COPY import_staging FROM STDIN", name: "imports.copyStaging") { writer in
+            let pipeline = StagingPipeline(
+                connection: connection, userID: userID, importID: importID, batchBytes: batchBytes)
+            try pipeline.start()
+            do {
+                let writer = CopyWriter(send: pipeline.send)
                 let sink = SampleSink(writer: writer, userTimeZone: userTimeZone)
                 audit = try read(sink)
                 audit.samplesAccepted = sink.count
+                try writer.flush()
+                try pipeline.finish()
+            } catch {
+                pipeline.abandon()
+                throw error
             }
-            let inserted = try connection.execute(
-                """
-                INSERT INTO sleep_samples
-                    (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset, import_id)
-                SELECT $1, source, start_at, end_at, stage, time_zone, printed_utc_offset, $2
-                FROM import_staging
-                ON CONFLICT DO NOTHING
-                """, [.int64(userID), .int64(importID)], name: "imports.mergeSamples"
-            ).affectedRows
-            let earliestWakeDay: LocalDate?
-            if inserted == 0 {
-                earliestWakeDay = nil
-            } else if inserted == audit.samplesAccepted {
-                // Every staged sample was new: no need to find out which.
-                earliestWakeDay = try connection.execute(
-                    "SELECT min(wake_day) FROM import_staging", name: "imports.earliestWakeDay"
-                ).single().date(0)
-            } else {
-                earliestWakeDay = try connection.execute(
-                    """
-                    SELECT min(staging.wake_day) FROM import_staging AS staging
-                    WHERE EXISTS (
-                        SELECT FROM sleep_samples AS stored
-                        WHERE stored.user_id = $1 AND stored.source = staging.source
-                            AND stored.start_at = staging.start_at AND stored.end_at = staging.end_at
-                            AND stored.stage = staging.stage AND stored.import_id = $2)
-                    """, [.int64(userID), .int64(importID)], name: "imports.earliestNewWakeDay"
-                ).single().date(0)
-            }
+            let inserted = pipeline.inserted
+            let earliestWakeDay = pipeline.earliestWakeDay
             let dirtyFrom = earliestWakeDay?.adding(days: -Self.dirtyMarginDays)
             if let dirtyFrom {
                 try connection.execute(

@@ -118,3 +118,63 @@ struct SampleLoaderTests {
         }
     }
 }
+
+@Suite("SampleLoader batches")
+struct SampleLoaderBatchTests {
+    /// Tiny batches (a few rows each; CopyWriter hands over 256 KiB chunks, so a batch
+    /// here is one chunk) and many merges while rows keep arriving.
+    @Test func manyBatchesGiveTheSameCountsAsOne() throws {
+        let (connection, user) = try SampleLoaderTests.setUp()
+        defer { connection.close() }
+        let loader = SampleLoader(connection: connection, batchBytes: 1)
+        let base = SampleLoaderTests.morning
+        // About 74 bytes of COPY text a sample: 4 000 make two chunks, 6 000 three.
+        func sample(_ index: Int) -> SleepSample {
+            SleepSample(source: "Watch", start: base + Int64(index) * 600, end: base + Int64(index) * 600 + 300, stage: .core)
+        }
+        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(4_000)) { sink in
+            for index in 0..<4_000 { try sink.append(sample(index)) }
+            return SampleLoaderTests.audit(4_000)
+        }
+        #expect(first.inserted == 4_000)
+        #expect(first.duplicates == 0)
+        // 2024-03-01 07:00 Berlin is the earliest end: dirty from 2024-02-29.
+        #expect(first.dirtyFrom == LocalDate(year: 2024, month: 2, day: 29))
+        // The second run repeats the last 2 000 and adds 2 000 later ones, each twice.
+        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(6_000)) { sink in
+            for index in 2_000..<6_000 { try sink.append(sample(index)) }
+            for index in 4_000..<6_000 { try sink.append(sample(index)) }
+            return SampleLoaderTests.audit(6_000)
+        }
+        #expect(second.inserted == 2_000)
+        #expect(second.duplicates == 4_000)
+        // Sample 4 000 ends 2024-03-01T06:05Z + 2 400 000 s (27 days 18 h 40 min) =
+        // 2024-03-29T00:45Z, 01:45 in Berlin: wake day 2024-03-29.
+        #expect(second.dirtyFrom == LocalDate(year: 2024, month: 3, day: 28))
+        #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 6_000)
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test func anErrorBetweenBatchesStoresNothing() throws {
+        let (connection, user) = try SampleLoaderTests.setUp()
+        defer { connection.close() }
+        let loader = SampleLoader(connection: connection, batchBytes: 1)
+        #expect(throws: SampleLoaderTests.Planted.self) {
+            try loader.load(userID: user.id, userTimeZone: nil, audit: SampleLoaderTests.audit(1)) { sink in
+                for index in 0..<5_000 {
+                    let start = SampleLoaderTests.morning + Int64(index) * 600
+                    try sink.append(SleepSample(source: "Watch", start: start, end: start + 60, stage: .awake))
+                }
+                throw SampleLoaderTests.Planted()
+            }
+        }
+        #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 0)
+        #expect(try connection.execute("SELECT count(*) FROM imports").single().int(0) == 0)
+        // The connection is usable afterwards.
+        let outcome = try loader.load(userID: user.id, userTimeZone: nil, audit: SampleLoaderTests.audit(1)) { sink in
+            try sink.append(SleepSample(source: "Watch", start: SampleLoaderTests.morning - 60, end: SampleLoaderTests.morning, stage: .awake))
+            return SampleLoaderTests.audit(1)
+        }
+        #expect(outcome.inserted == 1)
+    }
+}
