@@ -9,7 +9,7 @@ import SleepCore
 /// 4. `INSERT INTO sleep_samples ... SELECT ... FROM staging ON CONFLICT DO NOTHING`, so
 ///    samples already stored (or repeated within the input) add nothing; the difference
 ///    between staged and inserted rows is the duplicate count. This runs in batches of
-///    about 4 MiB of COPY text while the input is still being read (`StagingPipeline`),
+///    about 512 KiB of COPY text while the input is still being read (`StagingPipeline`),
 ///    so the server's inserting overlaps the reading;
 /// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
 ///    minus one day of margin (a night's wake day comes from its own zone, which can put
@@ -25,12 +25,12 @@ public struct SampleLoader {
     /// Days subtracted from the earliest wake day touched when marking rollups dirty.
     public static let dirtyMarginDays = 1
 
-    /// COPY text per batch merged while the input is still being read. Default 4 MiB
-    /// (about 40 000 samples); tests use small values to exercise many batches.
+    /// COPY text per batch merged while the input is still being read. Default 512 KiB
+    /// (about 5 000 samples); tests use small values to exercise many batches.
     public var batchBytes: Int
 
     /// Creates a loader over `connection`.
-    public init(connection: Connection, batchBytes: Int = 4 << 20) {
+    public init(connection: Connection, batchBytes: Int = 512 << 10) {
         self.connection = connection
         self.batchBytes = max(1, batchBytes)
     }
