@@ -57,7 +57,7 @@ struct ImportProcessTests {
 
     /// Kill -9 while COPY is streaming: the transaction dies with the connection, so the
     /// database holds nothing from the run, and the next import succeeds.
-    @Test(.timeLimit(.minutes(1))) func killedImportLeavesNothingBehind() throws {
+    @Test(.timeLimit(.minutes(2))) func killedImportLeavesNothingBehind() throws {
         let fixture = try ImportFixture()
         defer { fixture.remove() }
         var records: [String] = []
@@ -79,14 +79,21 @@ struct ImportProcessTests {
 
         let observer = try fixture.connection()
         defer { observer.close() }
+        // Wait until rows reached the server: a COPY holding rows, or a batch already
+        // merged into sleep_samples (uncommitted).
         var copied = 0
-        for _ in 0..<200 where copied == 0 {
+        for _ in 0..<600 where copied == 0 {
             copied =
-                try observer.execute("SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy")
-                .single().int(0) ?? 0
+                try observer.execute(
+                    """
+                    SELECT (SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy)
+                        + (SELECT count(*) FROM pg_stat_activity
+                            WHERE query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH inserted AS%')
+                    """
+                ).single().int(0) ?? 0
             if copied == 0 { usleep(50_000) }
         }
-        #expect(copied > 0, "COPY never received a row")
+        #expect(copied > 0, "no row reached the server")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
@@ -96,7 +103,10 @@ struct ImportProcessTests {
         for _ in 0..<200 where busy > 0 {
             busy =
                 try observer.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY import_staging%' AND pid <> pg_backend_pid()"
+                    """
+                    SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (query LIKE 'COPY import_staging%'
+                        OR query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH inserted AS%')
+                    """
                 ).single().int(0) ?? 0
             if busy > 0 { usleep(50_000) }
         }
