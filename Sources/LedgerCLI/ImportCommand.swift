@@ -36,7 +36,9 @@ enum ImportCommand {
             throw CLIError.usage("import needs --user HANDLE", help: usage)
         }
         let files = arguments.positionals
-        guard !files.isEmpty else { throw CLIError.usage("import needs at least one FILE (or - for standard input)", help: usage) }
+        guard !files.isEmpty else {
+            throw CLIError.usage("import needs at least one FILE (or - for standard input)", help: usage)
+        }
         guard files.filter({ $0 == "-" }).count <= 1 else {
             throw CLIError.usage("standard input (-) can be imported only once per run", help: usage)
         }
@@ -61,7 +63,8 @@ enum ImportCommand {
         for file in files {
             do {
                 summaries.append(
-                    try importFile(file, user: user, connection: session.connection, options: options, console: console))
+                    try importFile(file, user: user, connection: session.connection, options: options, console: console)
+                )
             } catch let error as CLIError {
                 failures.append(error)
             }
@@ -87,7 +90,8 @@ enum ImportCommand {
     ) throws -> ImportSummary {
         let source = ImportSource(argument: file)
         let reader = HealthImportReader(options: ReaderOptions(progressIntervalBytes: 1 << 20))
-        let progress = ImportProgressLine(console: console, isEnabled: console.isTerminal && !options.isQuiet, name: file)
+        let progress = ImportProgressLine(
+            console: console, isEnabled: console.isTerminal && !options.isQuiet, name: file)
         defer { progress.finish() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -183,7 +187,8 @@ enum ImportCommand {
         case ImportError.io(let name, let reason):
             return CLIError(.noInput, "cannot read \(name): \(reason)")
         case let error as StrictRejection:
-            var message = "\(file): --strict: \(error.rejected) record\(error.rejected == 1 ? "" : "s") rejected, nothing imported"
+            var message =
+                "\(file): --strict: \(error.rejected) record\(error.rejected == 1 ? "" : "s") rejected, nothing imported"
             if let first = error.first { message += "; first: \(first)" }
             return CLIError(.dataError, message)
         case let error as StoreError:

@@ -68,7 +68,8 @@ struct ImportSummary: Encodable {
 
     /// `2024-01-01T22:10:00Z`.
     static func instantText(_ epochSeconds: Int64) -> String {
-        String(SQLValue.utcTimestampText(epochSeconds: epochSeconds).dropLast(3)).replacingOccurrences(of: " ", with: "T")
+        String(SQLValue.utcTimestampText(epochSeconds: epochSeconds).dropLast(3)).replacingOccurrences(
+            of: " ", with: "T")
             + "Z"
     }
 
@@ -79,13 +80,17 @@ struct ImportSummary: Encodable {
         if let entry { identity += " (\(entry))" }
         identity += ", \(size_bytes) bytes, sha256 \(sha256)"
         lines.append((dry_run ? "dry run, nothing written: " : "") + identity)
-        func row(_ label: String, _ value: String) { lines.append("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + value) }
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + value)
+        }
         row("sleep records read", "\(sleep_records_read) (of \(records_seen) records)")
         row("accepted", "\(accepted)")
         row("rejected", "\(rejected)")
         if let duplicates { row("duplicates", "\(duplicates)") }
         if let inserted { row("inserted", "\(inserted)") }
-        let stageText = SleepStage.allCases.compactMap { stage in stages[stage.rawValue].map { "\(stage.rawValue) \($0)" } }
+        let stageText = SleepStage.allCases.compactMap { stage in
+            stages[stage.rawValue].map { "\(stage.rawValue) \($0)" }
+        }
         if !stageText.isEmpty { row("per stage", stageText.joined(separator: ", ")) }
         if let earliest_start, let latest_end { row("samples span", "\(earliest_start) to \(latest_end)") }
         if let dirty_from { row("rollups dirty from", dirty_from) }

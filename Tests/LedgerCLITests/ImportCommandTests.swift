@@ -1,9 +1,10 @@
 import Foundation
 import HealthImport
-@testable import LedgerCLI
 import LedgerStore
 import SleepCore
 import Testing
+
+@testable import LedgerCLI
 
 @Suite("sleepledger import")
 struct ImportCommandTests {
@@ -69,7 +70,8 @@ struct ImportCommandTests {
         #expect(captured.printed.contains("\"duplicates\" : \(all.count - newKeys.count),"))
         #expect(try fixture.count("SELECT count(*) FROM sleep_samples") == earlierKeys.count + newKeys.count)
         let secondImport = try fixture.count("SELECT max(id) FROM imports")
-        #expect(try fixture.count("SELECT count(*) FROM sleep_samples WHERE import_id = \(secondImport)") == newKeys.count)
+        #expect(
+            try fixture.count("SELECT count(*) FROM sleep_samples WHERE import_id = \(secondImport)") == newKeys.count)
     }
 
     /// Hand-written records: the wake day of a sample is the local date of its end in its
@@ -79,15 +81,25 @@ struct ImportCommandTests {
         defer { fixture.remove() }
         let xml = exportXML([
             // line 3: ends 2024-03-01 22:00Z = 2024-03-02 07:00 in Tokyo (the user's zone).
-            sleepRecord(start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100", value: "HKCategoryValueSleepAnalysisAsleepCore"),
+            sleepRecord(
+                start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100",
+                value: "HKCategoryValueSleepAnalysisAsleepCore"),
             // line 4: unknown value
-            sleepRecord(start: "2024-03-02 23:00:00 +0100", end: "2024-03-03 06:00:00 +0100", value: "HKCategoryValueSleepAnalysisNap"),
+            sleepRecord(
+                start: "2024-03-02 23:00:00 +0100", end: "2024-03-03 06:00:00 +0100",
+                value: "HKCategoryValueSleepAnalysisNap"),
             // line 5: the same sample as line 3: a duplicate
-            sleepRecord(start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100", value: "HKCategoryValueSleepAnalysisAsleepCore"),
+            sleepRecord(
+                start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100",
+                value: "HKCategoryValueSleepAnalysisAsleepCore"),
             // line 6: its own zone (Amsterdam); ends 2024-02-29 23:30 local: wake day 2024-02-29.
-            sleepRecord(start: "2024-02-29 22:00:00 +0100", end: "2024-02-29 23:30:00 +0100", value: "HKCategoryValueSleepAnalysisInBed", zone: "Europe/Amsterdam"),
+            sleepRecord(
+                start: "2024-02-29 22:00:00 +0100", end: "2024-02-29 23:30:00 +0100",
+                value: "HKCategoryValueSleepAnalysisInBed", zone: "Europe/Amsterdam"),
             // line 9: end before start
-            sleepRecord(start: "2024-03-04 06:00:00 +0100", end: "2024-03-04 05:00:00 +0100", value: "HKCategoryValueSleepAnalysisAsleepDeep"),
+            sleepRecord(
+                start: "2024-03-04 06:00:00 +0100", end: "2024-03-04 05:00:00 +0100",
+                value: "HKCategoryValueSleepAnalysisAsleepDeep"),
         ])
         let file = try fixture.write("export.xml", xml)
         let (code, captured) = runTool(["import", "--user", "anna", file], environment: fixture.environment)
@@ -103,7 +115,8 @@ struct ImportCommandTests {
         #expect(try fixture.count("SELECT count(*) FROM sleep_samples") == 2)
         let connection = try fixture.connection()
         defer { connection.close() }
-        #expect(try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-28"))
+        #expect(
+            try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-28"))
         let stored = try connection.execute(
             "SELECT samples_rejected, diagnostics->0->>'line' AS line, diagnostics->0->>'reason' AS reason FROM imports"
         ).single()
@@ -118,16 +131,21 @@ struct ImportCommandTests {
         // Ends 2024-03-01 22:00Z = 23:00 in Amsterdam: wake day 2024-03-01, dirty from 2024-02-29.
         let late = try fixture.write(
             "late.xml",
-            exportXML([sleepRecord(start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100", value: "AsleepCore")]))
+            exportXML([
+                sleepRecord(start: "2024-03-01 15:00:00 +0100", end: "2024-03-01 23:00:00 +0100", value: "AsleepCore")
+            ]))
         // Ends 2024-03-10: marks from 2024-03-09, which must not move dirty_from later.
         let later = try fixture.write(
             "later.xml",
-            exportXML([sleepRecord(start: "2024-03-10 01:00:00 +0100", end: "2024-03-10 07:00:00 +0100", value: "AsleepCore")]))
+            exportXML([
+                sleepRecord(start: "2024-03-10 01:00:00 +0100", end: "2024-03-10 07:00:00 +0100", value: "AsleepCore")
+            ]))
         #expect(runTool(["import", "--user", "anna", late], environment: fixture.environment).0 == .success)
         #expect(runTool(["import", "--user", "anna", later], environment: fixture.environment).0 == .success)
         let connection = try fixture.connection()
         defer { connection.close() }
-        #expect(try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-29"))
+        #expect(
+            try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-29"))
     }
 
     @Test func strictTurnsARejectionIntoAFailedImport() throws {
@@ -139,7 +157,8 @@ struct ImportCommandTests {
                 sleepRecord(start: "2024-03-01 23:00:00 +0100", end: "2024-03-02 07:00:00 +0100", value: "AsleepCore"),
                 sleepRecord(start: "2024-03-02 23:00:00 +0100", end: "2024-03-03 07:00:00 +0100", value: "Snoozing"),
             ]))
-        let (code, captured) = runTool(["import", "--user", "anna", "--strict", file], environment: fixture.environment)
+        let (code, captured) = runTool(
+            ["import", "--user", "anna", "--strict", file], environment: fixture.environment)
         #expect(code == .dataError)
         #expect(
             captured.errorText
@@ -154,7 +173,8 @@ struct ImportCommandTests {
         let fixture = try ImportFixture()
         defer { fixture.remove() }
         // A sleep record, then the file stops before </HealthData>.
-        let truncated = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_NL\">\n"
+        let truncated =
+            "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_NL\">\n"
             + sleepRecord(start: "2024-03-01 23:00:00 +0100", end: "2024-03-02 07:00:00 +0100", value: "AsleepCore")
         let file = try fixture.write("export.xml", truncated)
         let (code, captured) = runTool(["import", "--user", "anna", file], environment: fixture.environment)
@@ -178,7 +198,8 @@ struct ImportCommandTests {
         defer { fixture.remove() }
         let samples = generatedSamples(nights: 5)
         let zip = try fixture.writeZip("export.zip", samples: samples)
-        let (code, captured) = runTool(["import", "--user", "anna", "--dry-run", zip], environment: fixture.environment)
+        let (code, captured) = runTool(
+            ["import", "--user", "anna", "--dry-run", zip], environment: fixture.environment)
         #expect(code == .success, "\(captured.errorText)")
         #expect(captured.printed.hasPrefix("dry run, nothing written: \(zip): zip"))
         #expect(captured.printed.contains("  accepted            \(samples.count)\n"))
@@ -192,7 +213,9 @@ struct ImportCommandTests {
         defer { fixture.remove() }
         let file = try fixture.write(
             "export.xml",
-            exportXML([sleepRecord(start: "2024-03-01 23:00:00 +0100", end: "2024-03-02 07:00:00 +0100", value: "AsleepCore")]))
+            exportXML([
+                sleepRecord(start: "2024-03-01 23:00:00 +0100", end: "2024-03-02 07:00:00 +0100", value: "AsleepCore")
+            ]))
         var (code, captured) = runTool(["import", "--user", "nobody", file], environment: fixture.environment)
         #expect(code == .noInput)
         #expect(captured.errorText == "sleepledger: unknown user 'nobody'\n")

@@ -67,7 +67,8 @@ struct ImportProcessTests {
             records.append(
                 sleepRecord(
                     start: Self.appleDate(start), end: Self.appleDate(start + 300),
-                    value: index % 2 == 0 ? "HKCategoryValueSleepAnalysisAsleepCore" : "HKCategoryValueSleepAnalysisAwake"))
+                    value: index % 2 == 0
+                        ? "HKCategoryValueSleepAnalysisAsleepCore" : "HKCategoryValueSleepAnalysisAwake"))
         }
         let complete = exportXML(records)
         let head = String(complete.dropLast("</HealthData>\n".count))

@@ -39,7 +39,8 @@ struct SampleLoaderTests {
         let travel = SleepSample(
             source: "Watch", start: 1_709_160_000, end: 1_709_163_000, stage: .deep,
             timeZoneIdentifier: "America/New_York")
-        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(3)) { sink in
+        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(3)) {
+            sink in
             try sink.append(night)
             try sink.append(travel)
             try sink.append(night)
@@ -50,8 +51,10 @@ struct SampleLoaderTests {
         // Earliest wake day 2024-02-28 (New York) minus one day.
         #expect(first.dirtyFrom == LocalDate(year: 2024, month: 2, day: 27))
 
-        let later = SleepSample(source: "Watch", start: Self.morning + 86_400 - 3600, end: Self.morning + 86_400, stage: .rem)
-        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(2)) { sink in
+        let later = SleepSample(
+            source: "Watch", start: Self.morning + 86_400 - 3600, end: Self.morning + 86_400, stage: .rem)
+        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(2)) {
+            sink in
             try sink.append(night)
             try sink.append(later)
             return Self.audit(2)
@@ -65,7 +68,8 @@ struct SampleLoaderTests {
                 .single().date(0) == LocalDate(year: 2024, month: 2, day: 27))
         #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 3)
         let stored = try connection.execute(
-            "SELECT time_zone, import_id FROM sleep_samples WHERE stage = 'rem'").single()
+            "SELECT time_zone, import_id FROM sleep_samples WHERE stage = 'rem'"
+        ).single()
         #expect(try stored.string("time_zone") == nil)
         #expect(try stored.int64("import_id") == second.importID)
     }
@@ -78,7 +82,9 @@ struct SampleLoaderTests {
             try loader.load(userID: user.id, userTimeZone: nil, audit: Self.audit(1)) { sink in
                 for minute in 0..<5000 {
                     try sink.append(
-                        SleepSample(source: "Watch", start: Self.morning + Int64(minute) * 60, end: Self.morning + Int64(minute) * 60 + 30, stage: .core))
+                        SleepSample(
+                            source: "Watch", start: Self.morning + Int64(minute) * 60,
+                            end: Self.morning + Int64(minute) * 60 + 30, stage: .core))
                 }
                 throw Planted()
             }
@@ -86,7 +92,9 @@ struct SampleLoaderTests {
         #expect(!connection.isInTransaction)
         #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 0)
         #expect(try connection.execute("SELECT count(*) FROM imports").single().int(0) == 0)
-        #expect(try connection.execute("SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL").single().int(0) == 0)
+        #expect(
+            try connection.execute("SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL").single().int(0)
+                == 0)
 
         var failed = ImportAudit(fileName: "-", isFromStandardInput: true)
         failed.samplesRead = 7
@@ -130,9 +138,12 @@ struct SampleLoaderBatchTests {
         let base = SampleLoaderTests.morning
         // About 74 bytes of COPY text a sample: 4 000 make two chunks, 6 000 three.
         func sample(_ index: Int) -> SleepSample {
-            SleepSample(source: "Watch", start: base + Int64(index) * 600, end: base + Int64(index) * 600 + 300, stage: .core)
+            SleepSample(
+                source: "Watch", start: base + Int64(index) * 600, end: base + Int64(index) * 600 + 300, stage: .core)
         }
-        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(4_000)) { sink in
+        let first = try loader.load(
+            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(4_000)
+        ) { sink in
             for index in 0..<4_000 { try sink.append(sample(index)) }
             return SampleLoaderTests.audit(4_000)
         }
@@ -141,7 +152,9 @@ struct SampleLoaderBatchTests {
         // 2024-03-01 07:00 Berlin is the earliest end: dirty from 2024-02-29.
         #expect(first.dirtyFrom == LocalDate(year: 2024, month: 2, day: 29))
         // The second run repeats the last 2 000 and adds 2 000 later ones, each twice.
-        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(6_000)) { sink in
+        let second = try loader.load(
+            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(6_000)
+        ) { sink in
             for index in 2_000..<6_000 { try sink.append(sample(index)) }
             for index in 4_000..<6_000 { try sink.append(sample(index)) }
             return SampleLoaderTests.audit(6_000)
@@ -172,7 +185,10 @@ struct SampleLoaderBatchTests {
         #expect(try connection.execute("SELECT count(*) FROM imports").single().int(0) == 0)
         // The connection is usable afterwards.
         let outcome = try loader.load(userID: user.id, userTimeZone: nil, audit: SampleLoaderTests.audit(1)) { sink in
-            try sink.append(SleepSample(source: "Watch", start: SampleLoaderTests.morning - 60, end: SampleLoaderTests.morning, stage: .awake))
+            try sink.append(
+                SleepSample(
+                    source: "Watch", start: SampleLoaderTests.morning - 60, end: SampleLoaderTests.morning,
+                    stage: .awake))
             return SampleLoaderTests.audit(1)
         }
         #expect(outcome.inserted == 1)
