@@ -44,7 +44,7 @@ let package = Package(
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore"]),
+        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: ["LedgerCLI", "LedgerStore", "LedgerTestSupport", "sleepledger", "sleepledger-admin"]
