@@ -47,7 +47,10 @@ let package = Package(
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",
-            dependencies: ["LedgerCLI", "LedgerStore", "LedgerTestSupport", "sleepledger", "sleepledger-admin"]
+            dependencies: [
+                "LedgerCLI", "LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures", "sleepledger",
+                "sleepledger-admin",
+            ]
         ),
     ]
 )

@@ -52,7 +52,10 @@ struct AdminContext {
             }
             return SummaryBuilder(nights: nights, goals: user.goals).summary(horizon: horizon, asOf: asOf)
         }
-        if let stored = try SummaryStore(connection: connection).summary(userID: user.id, horizon: horizon) {
+        if let stored = try SummaryStore(connection: connection).summary(userID: user.id, horizon: horizon),
+            try stored.debt.trackedNights > 0 || stored.rollingDebt != nil || stored.lastNight != nil
+                || AdminQueries(connection: connection).hasNights(userID: user.id)
+        {
             return stored
         }
         explain(try missingSummaryMessage(for: user), format: format)

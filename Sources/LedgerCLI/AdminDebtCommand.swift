@@ -80,7 +80,7 @@ struct AdminDebtCommand: AdminCommand {
             ]
             var table = TextTable(header: [
                 AdminSummaryCommand.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET", "AVG ASLEEP",
-                "CUMULATIVE", "",
+                "CUMULATIVE", "NOTE",
             ])
             for bucket in summary.buckets {
                 let empty = bucket.trackedNights == 0

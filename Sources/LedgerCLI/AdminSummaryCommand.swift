@@ -118,7 +118,7 @@ struct AdminSummaryCommand: AdminCommand {
 
         // Weekly quick stats.
         let week = summary.weekly
-        var stats = ["\(week.complianceText) nights at or above \(hours(band.minimumSeconds))"]
+        var stats = ["\(week.complianceText) at or above \(hours(band.minimumSeconds))"]
         if let average = week.averageAsleepSeconds { stats.insert("average \(hours(average)) asleep", at: 0) }
         if let efficiency = week.averageEfficiency { stats.append("efficiency \(AdminStyle.percent(efficiency))") }
         lines.append(
@@ -176,7 +176,9 @@ struct AdminSummaryCommand: AdminCommand {
             )
         }
         if let late = patterns.lateBedtimes {
-            lines.append("Late bedtimes: \(late.lateNights) of \(late.trackedNights) nights (threshold \(late.threshold))")
+            lines.append(
+                "Late bedtimes: \(late.lateNights) of \(late.trackedNights) nights in bed between 00:00 and 04:59 (more than \(late.threshold))"
+            )
         }
         if let deep = patterns.lowDeepSleep {
             lines.append(

@@ -125,10 +125,13 @@ struct AdminUsersCommand: AdminCommand {
                 .joined(separator: "\n") + "\n"
             let shown = "\(rows.count) of \(overviews.count) user\(overviews.count == 1 ? "" : "s")"
             output += "\n" + shown + (asOf.map { ", 7-day figures computed as of \($0)" } ?? ", 7-day figures as the last rollup stored them") + "\n"
-            let missing = rows.filter { $0.debtSeconds == nil }.count
-            if missing > 0 {
-                output += "\(missing) without a weekly summary (\"-\"): run `sleepledger rollup`"
-                    + (asOf == nil ? "" : ", or they have no stored nights") + ".\n"
+            let withoutNights = rows.filter { $0.trackedNights == 0 }.count
+            if withoutNights > 0 {
+                output += "\(withoutNights) without stored nights (\"-\"): import their exports with `sleepledger import`, then run `sleepledger rollup`.\n"
+            }
+            let notRolledUp = rows.filter { $0.trackedNights > 0 && $0.debtSeconds == nil }.count
+            if notRolledUp > 0 {
+                output += "\(notRolledUp) with nights but no weekly summary (\"-\"): run `sleepledger rollup`.\n"
             }
             if rows.isEmpty, let severity { output += "No user has \(severity.rawValue) 7-day debt.\n" }
             context.console.writeOutput(output)
@@ -145,6 +148,14 @@ struct AdminUsersCommand: AdminCommand {
             debtSeconds: overview.weekly?.debtSeconds, severity: overview.weekly?.severity,
             score: overview.weekly?.score, grade: overview.weekly?.grade, lastImportAt: overview.lastImportAt,
             lastRollupAt: overview.lastRollupAt)
+        if overview.trackedNights == 0 {
+            // Nothing tracked yet: a stored all-zero headline would read as "no debt".
+            row.asOf = nil
+            row.debtSeconds = nil
+            row.severity = nil
+            row.score = nil
+            row.grade = nil
+        }
         if let asOf {
             row.asOf = nil
             row.debtSeconds = nil
