@@ -44,6 +44,10 @@ enum ChartDuration {
                     x: x, y: y(night.wake), width: barWidth, height: base - y(night.wake), fill: ChartSVG.Palette.inBed,
                     cssClass: "in-bed-bar",
                     title: "\(night.wakeDay): \(AdminStyle.hours(night.asleepSeconds)) asleep, \(AdminStyle.hours(night.timeInBedSeconds)) in bed")
+                // Awake after falling asleep: what the asleep segments leave uncovered.
+                chart.rect(
+                    x: x, y: y(night.wake), width: barWidth, height: y(night.onset) - y(night.wake),
+                    fill: ChartSVG.Palette.awake, cssClass: "stage-awake")
                 if night.stageSegments.isEmpty {
                     for span in night.asleepIntervals {
                         chart.rect(
@@ -73,7 +77,7 @@ enum ChartDuration {
             chart.addLegend(ChartSVG.Palette.core, "Core")
             chart.addLegend(ChartSVG.Palette.awake, "Awake")
             chart.addLegend(ChartSVG.Palette.unstaged, "Asleep (unstaged)")
-            chart.addLegend(ChartSVG.Palette.inBed, "In bed")
+            chart.addLegend(ChartSVG.Palette.inBed, "In bed, before sleep")
         } else {
             for (index, bucket) in summary.buckets.enumerated() {
                 guard let average = bucket.averageAsleepSeconds else { continue }
