@@ -41,6 +41,9 @@ let package = Package(
         .executableTarget(
             name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
+        .executableTarget(
+            name: "admin-benchmark-data", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            path: "Benchmarks/admin-benchmark-data"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
@@ -50,7 +53,8 @@ let package = Package(
             dependencies: [
                 "LedgerCLI", "LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures", "sleepledger",
                 "sleepledger-admin",
-            ]
+            ],
+            exclude: ["Golden"]
         ),
     ]
 )

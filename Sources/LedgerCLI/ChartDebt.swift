@@ -22,7 +22,7 @@ enum ChartDebt {
                 let slot = chart.slot(index, of: buckets.count)
                 return (slot.x + slot.width / 2, chart.y(hours: Double(bucket.cumulativeDebtSeconds) / 3600))
             }, stroke: ChartSVG.Palette.cumulative, cssClass: "cumulative-line")
-        chart.slotLabels(buckets.map { AdminSummaryCommand.bucketLabel($0.range, horizon: summary.horizon) })
+        chart.slotLabels(buckets.map { ChartSVG.axisLabel($0.range, horizon: summary.horizon) })
         chart.addLegend(ChartSVG.Palette.debt, "Shortfall per \(AdminSummaryCommand.bucketName(summary.horizon))")
         chart.addLegend(ChartSVG.Palette.cumulative, "Cumulative debt", isLine: true)
         return chart.rendered(

@@ -89,7 +89,7 @@ enum ChartDuration {
                     cssClass: bucket.isBelowMinimum ? "average-bar below-minimum" : "average-bar",
                     title: "\(AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon)): \(AdminStyle.hours(average)) average over \(bucket.trackedNights) nights")
             }
-            chart.slotLabels(summary.buckets.map { AdminSummaryCommand.bucketLabel($0.range, horizon: summary.horizon) })
+            chart.slotLabels(summary.buckets.map { ChartSVG.axisLabel($0.range, horizon: summary.horizon) })
             chart.addLegend(ChartSVG.Palette.average, "Average asleep")
         }
         chart.addLegend(ChartSVG.Palette.warning, "Below minimum")

@@ -1,4 +1,5 @@
 import Foundation
+import SleepCore
 
 /// A small SVG writer for the admin charts: a fixed canvas with a plot area, hour axis,
 /// bucket labels, title and legend. Output is standalone SVG 1.1 that browsers render.
@@ -25,7 +26,7 @@ struct ChartSVG {
     let left = 70.0
     let right = 190.0
     let top = 56.0
-    let bottom = 70.0
+    let bottom = 96.0
     /// Largest value of the vertical axis, in hours.
     let maximumHours: Double
     private var body: [String] = []
@@ -45,6 +46,14 @@ struct ChartSVG {
     func slot(_ index: Int, of count: Int) -> (x: Double, width: Double) {
         let slotWidth = plotWidth / Double(max(1, count))
         return (left + slotWidth * Double(index), slotWidth)
+    }
+
+    /// A bucket label short enough for the x axis: cut ranges within one year lose the
+    /// year (`02-18..02-23`).
+    static func axisLabel(_ range: WakeDayRange, horizon: Horizon) -> String {
+        let label = AdminSummaryCommand.bucketLabel(range, horizon: horizon)
+        guard label.contains(".."), range.first.year == range.last.year else { return label }
+        return "\(range.first.description.dropFirst(5))..\(range.last.description.dropFirst(5))"
     }
 
     static func escape(_ text: String) -> String {

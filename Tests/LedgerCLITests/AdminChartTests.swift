@@ -37,6 +37,11 @@ struct AdminChartTests {
         #expect(code == .success, "\(captured.errorText)")
         #expect(captured.printed.hasPrefix("Wrote the "))
         let data = try Data(contentsOf: file)
+        // deploy/chart-check.sh collects the charts to screenshot them in a browser.
+        if let folder = ProcessInfo.processInfo.environment["SLEEPLEDGER_CHART_OUTPUT"], !folder.isEmpty {
+            let name = "anna-" + arguments.filter { !$0.hasPrefix("--") }.joined(separator: "-") + ".svg"
+            try data.write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
+        }
         let parser = XMLParser(data: data)
         let collector = SVGCollector()
         parser.delegate = collector
