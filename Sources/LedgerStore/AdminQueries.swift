@@ -12,19 +12,21 @@ public struct AdminQueries {
         self.connection = connection
     }
 
-    /// One row per user, ordered by handle: settings, stored night count and latest
-    /// night, the stored weekly summary's headline, last import and last rollup.
+    /// One row per user, ordered by handle: settings, tracked nights (of the stored 10y
+    /// summary: counting the `nights` table itself would read every night of every user),
+    /// the latest stored night, the stored weekly summary's headline, last import and last
+    /// rollup.
     public func userOverviews() throws -> [AdminUserOverview] {
         let result = try connection.execute(
             """
             SELECT u.id, u.handle, u.time_zone, u.target_seconds, u.minimum_seconds, u.created_at,
-                   coalesce(n.tracked, 0), latest.wake_day, latest.asleep_seconds,
+                   coalesce(decade.tracked_nights, 0), latest.wake_day, latest.asleep_seconds,
                    s.as_of, s.debt_seconds, s.net_balance_seconds, s.severity, s.score, s.grade,
                    s.tracked_nights, s.last_night_wake_day, s.last_night_asleep_seconds, s.computed_at,
                    (SELECT max(i.started_at) FROM imports i WHERE i.user_id = u.id),
                    r.last_rollup_at
             FROM users u
-            LEFT JOIN (SELECT user_id, count(*) AS tracked FROM nights GROUP BY user_id) n ON n.user_id = u.id
+            LEFT JOIN summaries decade ON decade.user_id = u.id AND decade.horizon = '10y'
             LEFT JOIN LATERAL (
                 SELECT wake_day, asleep_seconds FROM nights WHERE user_id = u.id ORDER BY wake_day DESC LIMIT 1
             ) latest ON true

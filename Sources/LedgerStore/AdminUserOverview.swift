@@ -5,7 +5,8 @@ public import SleepCore
 public struct AdminUserOverview: Sendable, Hashable {
     /// The user.
     public let user: User
-    /// Nights stored by the rollup (table `nights`).
+    /// Tracked nights of the last 10 years, as the rollup stored them (the `10y` summary's
+    /// `tracked_nights`); 0 when never rolled up.
     public let trackedNights: Int
     /// Wake day of the most recent stored night, if any.
     public let lastNightWakeDay: LocalDate?
