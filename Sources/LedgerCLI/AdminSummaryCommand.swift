@@ -36,8 +36,18 @@ struct AdminSummaryCommand: AdminCommand {
             return
         }
         switch format {
-        case .json: context.console.print(try JSONText.encode(summary))
-        default: context.console.writeOutput(Self.text(summary, user: user, style: context.style))
+        case .json:
+            context.console.print(try JSONText.encode(summary))
+        default:
+            var text = Self.text(summary, user: user, style: context.style)
+            if asOf == nil {
+                let state = try AdminQueries(connection: context.connection).rollupState(userID: user.id)
+                if let at = state.lastRollupAt {
+                    text += "\nStored by the rollup at \(AdminStyle.utcTime(at))."
+                    text += state.isStale ? " New data or settings wait for the next `sleepledger rollup`.\n" : "\n"
+                }
+            }
+            context.console.writeOutput(text)
         }
     }
 

@@ -64,13 +64,16 @@ public struct AdminQueries {
     }
 
     /// When the rollup last wrote the user's results (epoch seconds) and the as-of day it
-    /// used; both `nil` when it never did.
-    public func rollupState(userID: Int64) throws -> (lastRollupAt: Int64?, lastAsOf: LocalDate?) {
+    /// used (both `nil` when it never did), and whether new samples or changed settings
+    /// wait for the next rollup (`dirty_from` set or `summaries_stale`).
+    public func rollupState(userID: Int64) throws -> (lastRollupAt: Int64?, lastAsOf: LocalDate?, isStale: Bool) {
         let result = try connection.execute(
-            "SELECT last_rollup_at, last_as_of FROM rollup_state WHERE user_id = $1", [.int64(userID)],
-            name: "admin.rollupState")
-        guard let row = result.first else { return (nil, nil) }
-        return (try row.epochSeconds(0), try row.date(1))
+            """
+            SELECT last_rollup_at, last_as_of, (dirty_from IS NOT NULL OR summaries_stale)
+            FROM rollup_state WHERE user_id = $1
+            """, [.int64(userID)], name: "admin.rollupState")
+        guard let row = result.first else { return (nil, nil, false) }
+        return (try row.epochSeconds(0), try row.date(1), try row.bool(2) ?? false)
     }
 
     /// Whether the rollup stored any night for the user.

@@ -13,7 +13,8 @@ import Synchronization
 /// Users:
 /// - `anna` (Europe/Berlin, 8h/7h): generator seed 42 nights 2024-12-01 to 2025-03-16,
 ///   summaries as of 2025-03-17 computed at 2025-03-17 04:00 UTC, two imports.
-/// - `dan` (America/New_York, target 7h 30m, minimum 6h 30m): seed 7, a shorter sleeper.
+/// - `dan` (America/New_York, target 7h 30m, minimum 6h 30m): seed 7, a shorter sleeper,
+///   with new samples waiting for the next rollup.
 /// - `cara` (UTC): rolled up, but no nights.
 /// - `ben` (Asia/Tokyo): added, never rolled up.
 struct AdminFixture: Sendable {
@@ -87,6 +88,9 @@ struct AdminFixture: Sendable {
                 "UPDATE rollup_state SET last_as_of = $2, last_rollup_at = $3 WHERE user_id = $1",
                 [.int64(user.id), .date(asOf), .timestamp(epochSeconds: at)])
         }
+        // dan has new samples waiting for the next rollup.
+        try connection.execute(
+            "UPDATE rollup_state SET dirty_from = '2025-03-16' WHERE user_id = $1", [.int64(dan.id)])
         let insertImport = """
             INSERT INTO imports (user_id, file_name, size_bytes, sha256, kind, status, started_at, finished_at,
                                  samples_read, samples_inserted, samples_duplicate, samples_rejected, diagnostics)

@@ -25,7 +25,21 @@ struct AdminGoldenTests {
         ("nights-anna-week-naps", ["nights", "anna", "--from", "2025-02-03", "--to", "2025-02-09", "--naps"]),
         ("imports-anna", ["imports", "anna"]),
         ("imports-dan-none", ["imports", "dan"]),
+        ("chart-anna-debt", ["chart", "anna", "--kind", "debt", "--horizon", "monthly", "--output", chartPath]),
     ]
+
+    static let chartPath = "/tmp/sleepledger-admin-golden-chart.svg"
+
+    @Test("the weekly duration chart's SVG matches the golden file")
+    func goldenChart() throws {
+        let fixture = try AdminFixture.shared()
+        let path = "/tmp/sleepledger-admin-golden-\(UUID().uuidString).svg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (code, captured) = runAdmin(
+            ["chart", "anna", "--kind", "duration", "--output", path], environment: fixture.environment)
+        #expect(code == .success, "\(captured.errorText)")
+        try Self.compare(try String(contentsOfFile: path, encoding: .utf8), golden: "chart-anna-duration-weekly.svg")
+    }
 
     @Test("text output matches the golden file", arguments: cases.map(\.0))
     func golden(name: String) throws {
