@@ -41,16 +41,20 @@ let package = Package(
         .executableTarget(
             name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
+        .executableTarget(
+            name: "admin-benchmark-data", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            path: "Benchmarks/admin-benchmark-data"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore"]),
+        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
-                "LedgerCLI", "LedgerStore", "LedgerTestSupport", "sleepledger", "sleepledger-admin",
-                "HealthImport", "ExportFixtures", "SleepFixtures", "SleepCore",
-            ]
+                "LedgerCLI", "LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures", "sleepledger",
+                "sleepledger-admin", "HealthImport", "ExportFixtures",
+            ],
+            exclude: ["Golden"]
         ),
     ]
 )

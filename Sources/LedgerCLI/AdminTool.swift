@@ -1,32 +1,95 @@
-/// The `sleepledger-admin` executable: a read-only view of users' sleep debt. Its
-/// commands arrive with the admin CLI issue; this is its entry point and conventions.
+import LedgerStore
+
+/// The `sleepledger-admin` executable: a read-only view of users' sleep debt for admins
+/// and support staff (docs/admin.md). It connects as the read-only role, checks the
+/// schema, and runs each command inside one read-only transaction.
 public enum AdminTool {
     static let usage = """
         Usage: sleepledger-admin <command> [options]
 
-        A read-only tool for admins and support staff. It connects as the read-only
-        database role (SLEEPLEDGER_ADMIN_DATABASE_URL) and never writes.
+        A read-only tool for admins and support staff. It shows what the last rollup
+        stored; --as-of DATE computes another day on the fly from the stored nights.
 
+        Commands:
+          users [--sort debt|score|handle|last-night] [--severity S]   One row per user
+          summary HANDLE [--horizon H]          The dashboard: debt headline first
+          debt HANDLE [--horizon H]             The debt series, per bucket
+          nights HANDLE [--from D] [--to D] [--naps]   Every stored night
+          chart HANDLE --kind debt|duration [--horizon H] --output FILE.svg   An SVG chart
+          imports HANDLE                        Import history with counts and diagnostics
         Options:
-          --help      Show help
-          --version   Show the version
+          --format text|json|csv   Output format (csv for tables)
+          --help                   Show help (also after any command)
+          --version                Show the version
+
+        Connects as sleepledger_readonly: SLEEPLEDGER_ADMIN_DATABASE_URL, else DATABASE_URL
+        or PG* with that user, else the running embedded cluster. See docs/admin.md.
         """
 
-    /// Runs one invocation; `arguments` excludes the program name.
+    /// Runs one invocation; `arguments` excludes the program name. Never throws: errors
+    /// are one line on standard error and an exit code.
     public static func run(arguments: [String], environment: [String: String], console: Console) -> ExitCode {
-        switch arguments.first {
-        case "--help", "-h", "help":
-            console.print(usage)
+        do {
+            try dispatch(arguments, environment: environment, console: console)
             return .success
-        case "--version":
-            console.print("sleepledger-admin \(SleepLedgerVersion.current)")
-            return .success
-        case nil:
+        } catch {
+            return report(error, console: console)
+        }
+    }
+
+    static func dispatch(_ arguments: [String], environment: [String: String], console: Console) throws {
+        guard let command = arguments.first else {
             console.writeError(usage + "\n")
-            return SleepLedgerTool.report(CLIError.usage("missing command"), console: console)
-        case let command?:
-            return SleepLedgerTool.report(
-                CLIError.usage("unknown command '\(command)'", help: usage), console: console)
+            throw CLIError.usage("missing command")
+        }
+        let rest = Array(arguments.dropFirst())
+        func run<Command: AdminCommand>(_ type: Command.Type) throws {
+            try execute(type, rest, environment: environment, console: console)
+        }
+        switch command {
+        case "--help", "-h", "help": console.print(usage)
+        case "--version": console.print("sleepledger-admin \(SleepLedgerVersion.current)")
+        case "users": try run(AdminUsersCommand.self)
+        case "summary": try run(AdminSummaryCommand.self)
+        case "debt": try run(AdminDebtCommand.self)
+        case "nights": try run(AdminNightsCommand.self)
+        case "chart": try run(AdminChartCommand.self)
+        case "imports": try run(AdminImportsCommand.self)
+        default: throw CLIError.usage("unknown command '\(command)'", help: usage)
+        }
+    }
+
+    /// Parses the command's arguments (answering `--help` without connecting), opens the
+    /// read-only connection and runs the command inside one read-only transaction.
+    static func execute<Command: AdminCommand>(
+        _ type: Command.Type, _ words: [String], environment: [String: String], console: Console
+    ) throws {
+        let arguments = try Arguments(words, options: type.options, flags: type.flags, usage: type.usage)
+        if arguments.has("help") {
+            console.print(type.usage)
+            return
+        }
+        let command = try type.init(arguments: arguments)
+        let connection = try AdminDatabase.open(environment: environment)
+        defer { connection.close() }
+        let context = AdminContext(
+            connection: connection, console: console, style: AdminStyle(console: console, environment: environment))
+        try connection.readOnlyTransaction { _ in try command.run(context) }
+    }
+
+    /// Prints an error as one line starting with `sleepledger-admin:` and returns its code.
+    static func report(_ error: any Error, console: Console) -> ExitCode {
+        switch error {
+        case let error as CLIError:
+            console.note("sleepledger-admin: \(error.message)")
+            if let help = error.help { console.note("\n" + help) }
+            return error.exitCode
+        case let error as StoreError:
+            console.note("sleepledger-admin: " + SleepLedgerTool.oneLine(error.description))
+            return error.exitCode
+        default:
+            console.note("sleepledger-admin: internal error: \(error)")
+            return .internalError
         }
     }
 }

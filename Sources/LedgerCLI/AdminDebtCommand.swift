@@ -1,0 +1,106 @@
+import LedgerStore
+import SleepCore
+
+/// `sleepledger-admin debt HANDLE [--horizon H] [--as-of DATE] [--format text|json|csv]`:
+/// the debt series of one horizon, one row per chart bucket.
+struct AdminDebtCommand: AdminCommand {
+    static let usage = """
+        Usage: sleepledger-admin debt HANDLE [--horizon daily|weekly|monthly|yearly|5y|10y]
+                                     [--as-of YYYY-MM-DD] [--format text|json|csv]
+
+        The debt series: per bucket (day, week, month or year) the shortfall against the
+        target, the net balance, tracked nights, average asleep time and the running
+        cumulative debt. Default horizon: weekly.
+        """
+    static let options: Set<String> = ["horizon", "as-of", "format"]
+    static let flags: Set<String> = []
+
+    /// The JSON document: the series with what it is measured against.
+    struct Series: Codable, Equatable {
+        var handle: String
+        var horizon: Horizon
+        var asOf: LocalDate
+        var goalBand: GoalBand
+        var debt: DebtTotals
+        var buckets: [HorizonBucket]
+
+        enum CodingKeys: String, CodingKey {
+            case handle, horizon, debt, buckets
+            case asOf = "as_of"
+            case goalBand = "goal_band"
+        }
+    }
+
+    /// The CSV header.
+    static let csvHeader = [
+        "first", "last", "tracked_nights", "debt_seconds", "net_balance_seconds", "cumulative_debt_seconds",
+        "average_asleep_seconds", "below_minimum",
+    ]
+
+    let handle: String
+    let horizon: Horizon
+    let asOf: LocalDate?
+    let format: OutputFormat
+
+    init(arguments: Arguments) throws {
+        handle = try AdminContext.handle(arguments, usage: Self.usage)
+        horizon = try AdminContext.horizon(arguments, default: .weekly, usage: Self.usage)
+        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
+        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    }
+
+    func run(_ context: AdminContext) throws {
+        let user = try context.user(handle)
+        guard let summary = try context.summary(for: user, horizon: horizon, asOf: asOf, format: format) else {
+            return
+        }
+        switch format {
+        case .json:
+            let series = Series(
+                handle: user.handle, horizon: summary.horizon, asOf: summary.asOf, goalBand: summary.goalBand,
+                debt: summary.debt, buckets: summary.buckets)
+            context.console.print(try JSONText.encode(series))
+        case .csv:
+            var table = CSVTable(header: Self.csvHeader)
+            for bucket in summary.buckets {
+                table.append([
+                    bucket.range.first.description, bucket.range.last.description, String(bucket.trackedNights),
+                    String(bucket.debtSeconds), String(bucket.netBalanceSeconds), String(bucket.cumulativeDebtSeconds),
+                    bucket.averageAsleepSeconds.map(String.init) ?? "", bucket.isBelowMinimum ? "true" : "false",
+                ])
+            }
+            context.console.writeOutput(table.rendered)
+        case .text:
+            let style = context.style
+            var lines = [
+                "\(user.handle)  \(summary.horizon.rawValue) debt as of \(summary.asOf): \(AdminStyle.hours(summary.debt.debtSeconds)) over \(AdminSummaryCommand.nights(summary.debt.trackedNights)), "
+                    + style.severity(summary.debt.severity)
+                    + " (target \(AdminStyle.hours(summary.goalBand.targetSeconds)), minimum \(AdminStyle.hours(summary.goalBand.minimumSeconds)))",
+                "",
+            ]
+            var table = TextTable(header: [
+                AdminSummaryCommand.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET", "AVG ASLEEP",
+                "CUMULATIVE", "NOTE",
+            ])
+            for bucket in summary.buckets {
+                let empty = bucket.trackedNights == 0
+                table.append([
+                    AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon),
+                    String(bucket.trackedNights), empty ? "-" : AdminStyle.hours(bucket.debtSeconds),
+                    empty ? "-" : signed(bucket.netBalanceSeconds), AdminStyle.hours(bucket.averageAsleepSeconds),
+                    AdminStyle.hours(bucket.cumulativeDebtSeconds),
+                    bucket.isBelowMinimum ? style.paint("below minimum", .warning) : "",
+                ])
+            }
+            lines.append(table.rendered.trimmingTrailingNewlines())
+            context.console.print(lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n")
+                .split(separator: "\n", omittingEmptySubsequences: false).map { String($0).replacingTrailingSpaces() }
+                .joined(separator: "\n"))
+        }
+    }
+
+    /// Net balance with its sign: `+25m`, `-1h 5m`, `0m`.
+    func signed(_ seconds: Int64) -> String {
+        seconds > 0 ? "+" + AdminStyle.hours(seconds) : AdminStyle.hours(seconds)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LedgerStore
+
+/// `sleepledger-admin imports HANDLE [--format text|json|csv]`: the user's import history.
+struct AdminImportsCommand: AdminCommand {
+    static let usage = """
+        Usage: sleepledger-admin imports HANDLE [--format text|json|csv]
+
+        The user's imports, newest first: when, file, kind, status, samples read, new,
+        duplicate and rejected, and the diagnostics each import recorded.
+        """
+    static let options: Set<String> = ["format"]
+    static let flags: Set<String> = []
+
+    /// One import, as JSON.
+    struct Record: Codable, Equatable {
+        var id: Int64
+        var fileName: String
+        var sizeBytes: Int64
+        var kind: String
+        var status: String
+        var startedAt: Int64
+        var finishedAt: Int64?
+        var samplesRead: Int64
+        var samplesInserted: Int64
+        var samplesDuplicate: Int64
+        var samplesRejected: Int64
+        var diagnostics: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case id, kind, status, diagnostics
+            case fileName = "file_name"
+            case sizeBytes = "size_bytes"
+            case startedAt = "started_at"
+            case finishedAt = "finished_at"
+            case samplesRead = "samples_read"
+            case samplesInserted = "samples_inserted"
+            case samplesDuplicate = "samples_duplicate"
+            case samplesRejected = "samples_rejected"
+        }
+    }
+
+    let handle: String
+    let format: OutputFormat
+
+    init(arguments: Arguments) throws {
+        handle = try AdminContext.handle(arguments, usage: Self.usage)
+        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    }
+
+    /// Each stored diagnostic as one line: its `message` (with `kind`/`code` and `count`
+    /// when present), or the compact JSON of anything else.
+    static func diagnosticLines(_ json: String) -> [String] {
+        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
+        return array.map { element in
+            if let object = element as? [String: Any] {
+                var parts: [String] = []
+                if let kind = (object["kind"] ?? object["code"]) as? String { parts.append(kind) }
+                if let message = object["message"] as? String { parts.append(message) }
+                if let count = object["count"] as? Int { parts.append("(\(count))") }
+                if !parts.isEmpty { return parts.joined(separator: " ") }
+            }
+            if let text = element as? String { return text }
+            guard let data = try? JSONSerialization.data(withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
+            else { return "\(element)" }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    func run(_ context: AdminContext) throws {
+        let user = try context.user(handle)
+        let records = try AdminQueries(connection: context.connection).imports(userID: user.id).map { record in
+            Record(
+                id: record.id, fileName: record.fileName, sizeBytes: record.sizeBytes, kind: record.kind,
+                status: record.status, startedAt: record.startedAt, finishedAt: record.finishedAt,
+                samplesRead: record.samplesRead, samplesInserted: record.samplesInserted,
+                samplesDuplicate: record.samplesDuplicate, samplesRejected: record.samplesRejected,
+                diagnostics: Self.diagnosticLines(record.diagnosticsJSON))
+        }
+        if records.isEmpty {
+            context.explain(
+                "\(user.handle) has no imports yet: import an export with `sleepledger import \(user.handle) FILE`.",
+                format: format)
+            if format == .json { context.console.print("[]") }
+            return
+        }
+        switch format {
+        case .json:
+            context.console.print(try JSONText.encode(records))
+        case .csv:
+            var table = CSVTable(header: [
+                "id", "started_at", "finished_at", "file_name", "size_bytes", "kind", "status", "samples_read",
+                "samples_inserted", "samples_duplicate", "samples_rejected", "diagnostics",
+            ])
+            for record in records {
+                table.append([
+                    String(record.id), AdminStyle.isoUTC(record.startedAt), AdminStyle.isoUTC(record.finishedAt),
+                    record.fileName, String(record.sizeBytes), record.kind, record.status, String(record.samplesRead),
+                    String(record.samplesInserted), String(record.samplesDuplicate), String(record.samplesRejected),
+                    record.diagnostics.joined(separator: "\n"),
+                ])
+            }
+            context.console.writeOutput(table.rendered)
+        case .text:
+            var table = TextTable(header: [
+                "ID", "STARTED", "FILE", "KIND", "STATUS", "READ", "NEW", "DUPLICATE", "REJECTED", "DIAGNOSTICS",
+            ])
+            for record in records {
+                table.append([
+                    String(record.id), AdminStyle.utcTime(record.startedAt), record.fileName, record.kind,
+                    record.status, String(record.samplesRead), String(record.samplesInserted),
+                    String(record.samplesDuplicate), String(record.samplesRejected), String(record.diagnostics.count),
+                ])
+            }
+            var output = "\(user.handle)  \(records.count) import\(records.count == 1 ? "" : "s"), newest first\n\n"
+            output += table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
+                .joined(separator: "\n") + "\n"
+            let withDiagnostics = records.filter { !$0.diagnostics.isEmpty }
+            if !withDiagnostics.isEmpty {
+                output += "\nDiagnostics\n"
+                for record in withDiagnostics {
+                    output += "  import \(record.id) (\(record.fileName)):\n"
+                    for line in record.diagnostics { output += "    \(line)\n" }
+                }
+            }
+            context.console.writeOutput(output)
+        }
+    }
+}

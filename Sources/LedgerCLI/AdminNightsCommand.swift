@@ -1,0 +1,149 @@
+import LedgerStore
+import SleepCore
+
+/// `sleepledger-admin nights HANDLE [--from DATE] [--to DATE] [--naps] [--format ...]`:
+/// every stored night with all its fields, and the naps with `--naps`.
+struct AdminNightsCommand: AdminCommand {
+    static let usage = """
+        Usage: sleepledger-admin nights HANDLE [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--naps]
+                                       [--format text|json|csv]
+
+        Every night the rollup stored, by wake day, with all its fields; local times in the
+        night's zone. --naps adds the naps (text and JSON); with --format csv it prints the
+        naps table instead of the nights table (CSV holds one table).
+        """
+    static let options: Set<String> = ["from", "to", "format"]
+    static let flags: Set<String> = ["naps"]
+
+    /// The JSON document.
+    struct Listing: Codable, Equatable {
+        var handle: String
+        var nights: [Night]
+        var naps: [Nap]?
+    }
+
+    /// The nights CSV header.
+    static let nightHeader = [
+        "wake_day", "time_zone", "bedtime_local", "onset_local", "wake_local", "bedtime", "onset", "wake",
+        "asleep_seconds", "time_in_bed_seconds", "awake_seconds", "wake_ups", "latency_seconds", "deep_seconds",
+        "rem_seconds", "core_seconds", "unspecified_seconds", "efficiency", "has_stage_data", "source",
+        "fragment_count", "set_aside_sources",
+    ]
+    /// The naps CSV header.
+    static let napHeader = ["wake_day", "time_zone", "start_local", "end_local", "start", "end", "asleep_seconds", "source"]
+
+    let handle: String
+    let from: LocalDate?
+    let to: LocalDate?
+    let withNaps: Bool
+    let format: OutputFormat
+
+    init(arguments: Arguments) throws {
+        handle = try AdminContext.handle(arguments, usage: Self.usage)
+        from = try AdminContext.date(arguments, "from", usage: Self.usage)
+        to = try AdminContext.date(arguments, "to", usage: Self.usage)
+        if let from, let to, to < from { throw CLIError.usage("--to \(to) is before --from \(from)", help: Self.usage) }
+        withNaps = arguments.has("naps")
+        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    }
+
+    func run(_ context: AdminContext) throws {
+        let user = try context.user(handle)
+        let store = NightStore(connection: context.connection)
+        let nights = try store.nights(userID: user.id, from: from, through: to)
+        let naps = withNaps ? try store.naps(userID: user.id, from: from, through: to) : []
+        if nights.isEmpty && naps.isEmpty {
+            if try AdminQueries(connection: context.connection).hasNights(userID: user.id) {
+                context.explain("\(user.handle) has no stored nights \(rangeText); widen --from/--to.", format: format)
+            } else {
+                context.explain(try context.missingSummaryMessage(for: user), format: format)
+            }
+            if format == .json {
+                context.console.print(try JSONText.encode(Listing(handle: user.handle, nights: [], naps: withNaps ? [] : nil)))
+            }
+            return
+        }
+        switch format {
+        case .json:
+            context.console.print(try JSONText.encode(Listing(handle: user.handle, nights: nights, naps: withNaps ? naps : nil)))
+        case .csv:
+            if withNaps {
+                var table = CSVTable(header: Self.napHeader)
+                for nap in naps {
+                    table.append([
+                        nap.wakeDay.description, nap.timeZoneIdentifier, local(nap.start, nap.timeZoneIdentifier),
+                        local(nap.end, nap.timeZoneIdentifier), AdminStyle.isoUTC(nap.start), AdminStyle.isoUTC(nap.end),
+                        String(nap.asleepSeconds), nap.source,
+                    ])
+                }
+                context.console.writeOutput(table.rendered)
+            } else {
+                var table = CSVTable(header: Self.nightHeader)
+                for night in nights {
+                    let zone = night.timeZoneIdentifier
+                    table.append([
+                        night.wakeDay.description, zone, local(night.bedtime, zone), local(night.onset, zone),
+                        local(night.wake, zone), AdminStyle.isoUTC(night.bedtime), AdminStyle.isoUTC(night.onset),
+                        AdminStyle.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
+                        String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
+                        String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
+                        String(night.stages.unspecified), String(night.efficiency), night.hasStageData ? "true" : "false",
+                        night.source, String(night.fragmentCount), night.setAsideSources.joined(separator: ";"),
+                    ])
+                }
+                context.console.writeOutput(table.rendered)
+            }
+        case .text:
+            var output = "\(user.handle)  \(AdminSummaryCommand.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
+            var table = TextTable(header: [
+                "WAKE DAY", "ZONE", "BED", "ASLEEP AT", "WAKE", "ASLEEP", "IN BED", "AWAKE", "WAKE-UPS", "LATENCY",
+                "DEEP", "REM", "CORE", "UNSTAGED", "EFF", "SOURCE", "FRAGMENTS", "SET ASIDE",
+            ])
+            for night in nights {
+                let zone = night.timeZoneIdentifier
+                let staged = night.hasStageData
+                table.append([
+                    night.wakeDay.description, zone, AdminStyle.localClock(night.bedtime, zone: zone),
+                    AdminStyle.localClock(night.onset, zone: zone), AdminStyle.localClock(night.wake, zone: zone),
+                    AdminStyle.hours(night.asleepSeconds), AdminStyle.hours(night.timeInBedSeconds),
+                    AdminStyle.hours(night.awakeSeconds), String(night.wakeUps),
+                    night.latencySeconds.map { AdminStyle.hours($0) } ?? "-",
+                    staged ? AdminStyle.hours(night.stages.deep) : "-", staged ? AdminStyle.hours(night.stages.rem) : "-",
+                    staged ? AdminStyle.hours(night.stages.core) : "-", AdminStyle.hours(night.stages.unspecified),
+                    AdminStyle.percent(night.efficiency), night.source, String(night.fragmentCount),
+                    night.setAsideSources.isEmpty ? "-" : night.setAsideSources.joined(separator: ", "),
+                ])
+            }
+            output += table.rendered
+            if withNaps {
+                output += "\nNaps: \(naps.count)\n"
+                if !naps.isEmpty {
+                    var napTable = TextTable(header: ["WAKE DAY", "ZONE", "START", "END", "ASLEEP", "SOURCE"])
+                    for nap in naps {
+                        let zone = nap.timeZoneIdentifier
+                        napTable.append([
+                            nap.wakeDay.description, zone, AdminStyle.localClock(nap.start, zone: zone),
+                            AdminStyle.localClock(nap.end, zone: zone), AdminStyle.hours(nap.asleepSeconds), nap.source,
+                        ])
+                    }
+                    output += napTable.rendered
+                }
+            }
+            context.console.writeOutput(output)
+        }
+    }
+
+    var rangeText: String {
+        switch (from, to) {
+        case (nil, nil): return "in all"
+        case (let from?, nil): return "from \(from)"
+        case (nil, let to?): return "through \(to)"
+        case (let from?, let to?): return "from \(from) through \(to)"
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM` local time for CSV.
+    func local(_ instant: Int64, _ zone: String) -> String {
+        AdminStyle.localTime(instant, zone: zone).replacingOccurrences(of: " ", with: "T")
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SleepCore
+
+/// How the admin tool's text output looks: plain ASCII for pipes and files, Unicode bars
+/// on a terminal, and ANSI colour on a terminal when `NO_COLOR` is unset.
+struct AdminStyle: Sendable {
+    /// Unicode bars and symbols (a terminal).
+    let unicode: Bool
+    /// ANSI colour (a terminal and no `NO_COLOR`).
+    let color: Bool
+
+    init(console: Console, environment: [String: String]) {
+        unicode = console.isTerminal
+        color = console.isTerminal && environment["NO_COLOR"] == nil
+    }
+
+    /// ANSI colours used for stages, severities and bars.
+    enum Tint: String {
+        case deep = "34"
+        case rem = "35"
+        case core = "36"
+        case awake = "33"
+        case unspecified = "37"
+        case warning = "31"
+        case good = "32"
+        case bold = "1"
+    }
+
+    /// `text` in `tint` when colour is on.
+    func paint(_ text: String, _ tint: Tint) -> String {
+        color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A severity word, red for critical and yellow for concerning.
+    func severity(_ severity: DebtSeverity) -> String {
+        switch severity {
+        case .normal: return paint(severity.rawValue, .good)
+        case .concerning: return paint(severity.rawValue, .awake)
+        case .critical: return paint(severity.rawValue, .warning)
+        }
+    }
+
+    /// A horizontal bar of `value` against `maximum`, `width` cells wide at most: eighth
+    /// blocks on a terminal, `#` otherwise.
+    func bar(_ value: Double, of maximum: Double, width: Int) -> String {
+        guard maximum > 0, value > 0 else { return "" }
+        let cells = min(1, value / maximum) * Double(width)
+        if !unicode {
+            return String(repeating: "#", count: max(1, Int(cells.rounded())))
+        }
+        let eighths = max(1, Int((cells * 8).rounded()))
+        let partials = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+        return String(repeating: "█", count: eighths / 8) + partials[eighths % 8]
+    }
+
+    /// The last night's stage bar, `width` cells split by the stage proportions (largest
+    /// remainder): `D`, `R`, `C`, `A` (and `u` for unstaged sleep) off a terminal; coloured
+    /// blocks, or shades without colour, on one.
+    func stageBar(_ proportions: StageProportions, width: Int) -> String {
+        let parts: [(Double, String, String, Tint)] = [
+            (proportions.deep, "D", "█", .deep), (proportions.rem, "R", "▓", .rem),
+            (proportions.core, "C", "▒", .core), (proportions.unspecified, "u", "▚", .unspecified),
+            (proportions.awake, "A", "░", .awake),
+        ]
+        let total = parts.reduce(0) { $0 + $1.0 }
+        guard total > 0 else { return "" }
+        let exact = parts.map { $0.0 / total * Double(width) }
+        var cells = exact.map { Int($0.rounded(.down)) }
+        var left = width - cells.reduce(0, +)
+        let order = exact.indices.sorted { (exact[$0] - Double(cells[$0])) > (exact[$1] - Double(cells[$1])) }
+        for index in order where left > 0 {
+            cells[index] += 1
+            left -= 1
+        }
+        return parts.indices.map { index in
+            let part = parts[index]
+            guard cells[index] > 0 else { return "" }
+            if color { return paint(String(repeating: "█", count: cells[index]), part.3) }
+            return String(repeating: unicode ? part.2 : part.1, count: cells[index])
+        }.joined()
+    }
+
+    /// Hours as people read them: `7h 25m`.
+    static func hours(_ seconds: Int64) -> String { SleepDuration.format(seconds: seconds) }
+
+    /// Hours or `-` when absent.
+    static func hours(_ seconds: Int64?) -> String { seconds.map(hours) ?? "-" }
+
+    /// A fraction as a whole percentage: `91%`.
+    static func percent(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded()))%" }
+
+    /// Signed hours with one decimal: `+1.2h`, `-0.4h`.
+    static func signedHours(_ hours: Double) -> String {
+        (hours >= 0 ? "+" : "-") + String(format: "%.1fh", abs(hours))
+    }
+
+    /// `HH:MM` of a `YYYY-MM-DDTHH:MM:SS` local time string.
+    static func clock(_ local: String) -> String {
+        guard let t = local.firstIndex(of: "T") else { return local }
+        return String(local[local.index(after: t)...].prefix(5))
+    }
+
+    /// An instant as `YYYY-MM-DD HH:MM` wall-clock time in `zone` (UTC when unknown).
+    static func localTime(_ epochSeconds: Int64, zone identifier: String) -> String {
+        let zone = LocalTime.timeZone(identifier: identifier) ?? TimeZone(identifier: "UTC") ?? .current
+        let wall = LocalTime.wallClockSeconds(at: epochSeconds, in: zone)
+        let day = LocalDate(daysSinceEpoch: Int(floorDiv(wall, 86_400)))
+        let minutes = (wall - floorDiv(wall, 86_400) * 86_400) / 60
+        return day.description + String(format: " %02d:%02d", Int(minutes / 60), Int(minutes % 60))
+    }
+
+    /// `HH:MM` of an instant in `zone`.
+    static func localClock(_ epochSeconds: Int64, zone identifier: String) -> String {
+        String(localTime(epochSeconds, zone: identifier).suffix(5))
+    }
+
+    /// An instant as `YYYY-MM-DD HH:MM UTC` (bookkeeping times: imports, rollups).
+    static func utcTime(_ epochSeconds: Int64?) -> String {
+        guard let epochSeconds else { return "-" }
+        return localTime(epochSeconds, zone: "UTC") + " UTC"
+    }
+
+    /// An instant as ISO 8601 UTC (`2025-03-17T04:00:00Z`) for CSV.
+    static func isoUTC(_ epochSeconds: Int64?) -> String {
+        guard let epochSeconds else { return "" }
+        let day = LocalDate(daysSinceEpoch: Int(floorDiv(epochSeconds, 86_400)))
+        let seconds = epochSeconds - floorDiv(epochSeconds, 86_400) * 86_400
+        return day.description
+            + String(format: "T%02d:%02d:%02dZ", Int(seconds / 3600), Int(seconds % 3600 / 60), Int(seconds % 60))
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+}

@@ -1,0 +1,254 @@
+import LedgerStore
+import SleepCore
+
+/// `sleepledger-admin summary HANDLE [--horizon H] [--as-of DATE] [--format text|json]`:
+/// the dashboard of one user, debt headline first.
+struct AdminSummaryCommand: AdminCommand {
+    static let usage = """
+        Usage: sleepledger-admin summary HANDLE [--horizon daily|weekly|monthly|yearly|5y|10y]
+                                        [--as-of YYYY-MM-DD] [--format text|json]
+
+        The user's dashboard: sleep debt against the target (nightly average, severity,
+        rolling 14-night debt and recovery projection), sleep score with its components,
+        last night with its stage bar, the week's quick stats, trend, triggered patterns
+        and the debt series as a bar chart. Default horizon: weekly. Without --as-of it
+        shows what the last rollup stored; with it, computes that day from the stored nights.
+        JSON is the Summary of docs/summary-json.md.
+        """
+    static let options: Set<String> = ["horizon", "as-of", "format"]
+    static let flags: Set<String> = []
+
+    let handle: String
+    let horizon: Horizon
+    let asOf: LocalDate?
+    let format: OutputFormat
+
+    init(arguments: Arguments) throws {
+        handle = try AdminContext.handle(arguments, usage: Self.usage)
+        horizon = try AdminContext.horizon(arguments, default: .weekly, usage: Self.usage)
+        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
+        format = try OutputFormat.parse(arguments.value("format"), allowed: [.text, .json], usage: Self.usage)
+    }
+
+    func run(_ context: AdminContext) throws {
+        let user = try context.user(handle)
+        guard let summary = try context.summary(for: user, horizon: horizon, asOf: asOf, format: format) else {
+            return
+        }
+        switch format {
+        case .json:
+            context.console.print(try JSONText.encode(summary))
+        default:
+            var text = Self.text(summary, user: user, style: context.style)
+            if asOf == nil {
+                let state = try AdminQueries(connection: context.connection).rollupState(userID: user.id)
+                if let at = state.lastRollupAt {
+                    text += "\nStored by the rollup at \(AdminStyle.utcTime(at))."
+                    text += state.isStale ? " New data or settings wait for the next `sleepledger rollup`.\n" : "\n"
+                }
+            }
+            context.console.writeOutput(text)
+        }
+    }
+
+    /// The dashboard as text.
+    static func text(_ summary: Summary, user: User, style: AdminStyle) -> String {
+        var lines: [String] = []
+        let hours = AdminStyle.hours as (Int64) -> String
+        let band = summary.goalBand
+        lines.append(
+            style.paint("\(user.handle)", .bold)
+                + "  \(summary.horizon.rawValue) summary as of \(summary.asOf)  (\(summary.window.first) to \(summary.window.last), \(user.timeZoneIdentifier))"
+        )
+        lines.append("")
+
+        // Debt headline.
+        let debt = summary.debt
+        lines.append(
+            style.paint("Sleep debt  \(hours(debt.debtSeconds))", .bold) + "  " + style.severity(debt.severity)
+                + "  over \(nights(debt.trackedNights)) against a target of \(hours(band.targetSeconds))")
+        if let average = debt.averageNightlyBalanceSeconds, let asleep = debt.averageAsleepSeconds {
+            let relation =
+                average < 0
+                ? "\(hours(-average)) short of target a night"
+                : average == 0 ? "on target" : "\(hours(average)) over target a night"
+            lines.append("  Nightly average   \(hours(asleep)) asleep, \(relation)")
+        } else {
+            lines.append("  Nightly average   no tracked nights in this window")
+        }
+        if let rolling = summary.rollingDebt {
+            lines.append(
+                "  Rolling 14 nights \(hours(rolling.debtSeconds)) over \(nights(rolling.trackedNights)) (\(rolling.window.first) to \(rolling.window.last)), "
+                    + style.severity(rolling.severity))
+            let plans = rolling.recovery.map { plan in
+                let needed: String
+                if let count = plan.nightsNeeded {
+                    needed = count == 0 ? "already recovered" : "\(count) night\(count == 1 ? "" : "s")"
+                } else {
+                    needed = "more than \(plan.nightCap) nights"
+                }
+                return "+\(hours(plan.extraSeconds)) a night: \(needed)"
+            }
+            if !plans.isEmpty { lines.append("  Recovery          " + plans.joined(separator: "; ")) }
+        } else {
+            lines.append("  Rolling 14 nights fewer than 5 tracked nights in the last 14 days")
+        }
+        lines.append("")
+
+        // Score.
+        let score = summary.score
+        lines.append(style.paint("Sleep score  \(score.overall)/100", .bold) + "  \(score.grade.rawValue)")
+        if let c = score.components {
+            lines.append(
+                "  Duration \(c.duration)  Efficiency \(c.efficiency)  Consistency \(c.consistency)  Stages \(c.stages)")
+        } else {
+            lines.append("  no tracked nights to score")
+        }
+        lines.append("")
+
+        // Last night.
+        if let last = summary.lastNight {
+            let zone = last.timeZoneIdentifier == user.timeZoneIdentifier ? "" : " (\(last.timeZoneIdentifier))"
+            lines.append(
+                style.paint("Last night  \(hours(last.asleepSeconds)) asleep", .bold)
+                    + "  woke \(last.wakeDay), in bed \(AdminStyle.clock(last.bedtimeLocal)) to \(AdminStyle.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(AdminStyle.percent(last.efficiency))"
+            )
+            let p = last.stageProportions
+            var legend = [
+                "Deep \(AdminStyle.percent(p.deep))", "REM \(AdminStyle.percent(p.rem))",
+                "Core \(AdminStyle.percent(p.core))",
+            ]
+            if p.unspecified > 0 { legend.append("Unstaged \(AdminStyle.percent(p.unspecified))") }
+            legend.append("Awake \(AdminStyle.percent(p.awake))")
+            lines.append("  [" + style.stageBar(p, width: 40) + "]  " + legend.joined(separator: "  "))
+        } else {
+            lines.append(style.paint("Last night", .bold) + "  no night woke on \(summary.asOf) or the day before")
+        }
+        lines.append("")
+
+        // Weekly quick stats.
+        let week = summary.weekly
+        var stats = ["\(week.complianceText) at or above \(hours(band.minimumSeconds))"]
+        if let average = week.averageAsleepSeconds { stats.insert("average \(hours(average)) asleep", at: 0) }
+        if let efficiency = week.averageEfficiency { stats.append("efficiency \(AdminStyle.percent(efficiency))") }
+        lines.append(
+            style.paint("This week", .bold) + "  (\(week.window.first) to \(week.window.last))  "
+                + stats.joined(separator: ", "))
+
+        // Trend.
+        if let trend = summary.trend {
+            lines.append(
+                style.paint("Trend", .bold)
+                    + "  \(trend.direction.rawValue) (\(AdminStyle.signedHours(trend.differenceHours)) later half against earlier half, \(trend.nights) nights)"
+            )
+        } else {
+            lines.append(style.paint("Trend", .bold) + "  fewer than 3 tracked nights")
+        }
+
+        // Patterns.
+        let findings = patternLines(summary.patterns)
+        if summary.patterns == nil {
+            lines.append(style.paint("Patterns", .bold) + "  fewer than 5 tracked nights")
+        } else if findings.isEmpty {
+            lines.append(style.paint("Patterns", .bold) + "  none triggered")
+        } else {
+            lines.append(style.paint("Patterns", .bold))
+            lines += findings.map { "  " + $0 }
+        }
+        lines.append("")
+
+        // Debt series.
+        lines.append(style.paint("Debt by \(bucketName(summary.horizon))", .bold) + "  (shortfall, cumulative)")
+        let maximum = Double(summary.buckets.map(\.debtSeconds).max() ?? 0)
+        var table = TextTable(header: ["", "", "", ""])
+        for bucket in summary.buckets {
+            let bar = style.bar(Double(bucket.debtSeconds), of: maximum, width: 24)
+            let painted = bucket.isBelowMinimum ? style.paint(bar, .warning) : bar
+            table.append([
+                "  " + bucketLabel(bucket.range, horizon: summary.horizon),
+                bucket.trackedNights == 0 ? "-" : hours(bucket.debtSeconds),
+                hours(bucket.cumulativeDebtSeconds), painted,
+            ])
+        }
+        lines.append(contentsOf: table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().map {
+            String($0).replacingTrailingSpaces()
+        })
+        return lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n").trimmingTrailingNewlines() + "\n"
+    }
+
+    /// The triggered patterns with their figures.
+    static func patternLines(_ patterns: SleepPatterns?) -> [String] {
+        guard let patterns else { return [] }
+        var lines: [String] = []
+        if let jetLag = patterns.socialJetLag {
+            lines.append(
+                "Social jet lag: weekends \(oneDecimal(jetLag.weekendAverageHours))h, workdays \(oneDecimal(jetLag.workdayAverageHours))h (\(AdminStyle.signedHours(jetLag.differenceHours)); \(jetLag.weekendNights) weekend and \(jetLag.workdayNights) workday nights)"
+            )
+        }
+        if let late = patterns.lateBedtimes {
+            lines.append(
+                "Late bedtimes: \(late.lateNights) of \(late.trackedNights) nights in bed between 00:00 and 04:59 (more than \(late.threshold))"
+            )
+        }
+        if let deep = patterns.lowDeepSleep {
+            lines.append(
+                "Low deep sleep: \(AdminStyle.percent(deep.meanFraction)) of sleep on average (below \(AdminStyle.percent(deep.threshold)), \(deep.stagedNights) staged nights)"
+            )
+        }
+        if let rem = patterns.lowREM {
+            lines.append(
+                "Low REM sleep: \(AdminStyle.percent(rem.meanFraction)) of sleep on average (below \(AdminStyle.percent(rem.threshold)), \(rem.stagedNights) staged nights)"
+            )
+        }
+        return lines
+    }
+
+    static func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    static func nights(_ count: Int) -> String { "\(count) night\(count == 1 ? "" : "s")" }
+
+    /// What one bucket of a horizon is.
+    static func bucketName(_ horizon: Horizon) -> String {
+        switch horizon {
+        case .daily: return "night"
+        case .weekly: return "day"
+        case .monthly: return "week"
+        case .yearly: return "month"
+        case .fiveYears, .tenYears: return "year"
+        }
+    }
+
+    /// A bucket's label: the day, `2025-03-10..2025-03-16`, `2025-03` or `2025` when the
+    /// bucket is a whole month or year, with cut buckets shown as ranges.
+    static func bucketLabel(_ range: WakeDayRange, horizon: Horizon) -> String {
+        if range.first == range.last { return range.first.description }
+        let first = range.first
+        let last = range.last
+        switch horizon {
+        case .yearly where first.day == 1 && last.day == LocalDate.daysInMonth(year: last.year, month: last.month)
+            && first.month == last.month:
+            return String(range.first.description.prefix(7))
+        case .fiveYears, .tenYears:
+            if first.month == 1, first.day == 1, last.month == 12, last.day == 31 { return String(first.year) }
+            return "\(first)..\(last)"
+        default:
+            return "\(first)..\(last)"
+        }
+    }
+}
+
+extension String {
+    /// The string without trailing spaces.
+    func replacingTrailingSpaces() -> String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+
+    /// The string without trailing newlines.
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}

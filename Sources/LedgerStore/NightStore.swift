@@ -1,0 +1,242 @@
+public import SleepCore
+
+/// Stores the nights and naps the rollup builds (tables `nights` and `naps`, migration
+/// 0003) and reads them back as exact ``SleepCore/Night`` and ``SleepCore/Nap`` values.
+///
+/// A night is one row with one column per field; its asleep intervals and stage segments
+/// are compact JSON arrays (`[[start, end], ...]` and `[[stage, start, end], ...]`, epoch
+/// seconds). Writes go through `COPY`; call them inside the transaction that should make
+/// them visible.
+public struct NightStore {
+    /// The connection every call uses.
+    public let connection: Connection
+
+    /// Creates a store over `connection`.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    static let nightColumns =
+        "wake_day, time_zone, bedtime, onset, wake, asleep_seconds, time_in_bed_seconds, awake_seconds, "
+        + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
+        + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
+
+    /// Replaces the user's nights and naps with wake day on or after `firstWakeDay` (all of
+    /// them when `nil`) by `nights` and `naps`; values waking before `firstWakeDay` are
+    /// ignored. Earlier rows are left alone. Returns the numbers of nights and naps written.
+    @discardableResult
+    public func replace(
+        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
+    ) throws -> (nights: Int, naps: Int) {
+        let keptNights = nights.filter { night in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
+        let keptNaps = naps.filter { nap in firstWakeDay.map { nap.wakeDay >= $0 } ?? true }
+        return try connection.transaction { connection in
+            if let firstWakeDay {
+                try connection.execute(
+                    "DELETE FROM nights WHERE user_id = $1 AND wake_day >= $2",
+                    [.int64(userID), .date(firstWakeDay)], name: "nights.deleteFrom")
+                try connection.execute(
+                    "DELETE FROM naps WHERE user_id = $1 AND wake_day >= $2",
+                    [.int64(userID), .date(firstWakeDay)], name: "naps.deleteFrom")
+            } else {
+                try connection.execute(
+                    "DELETE FROM nights WHERE user_id = $1", [.int64(userID)], name: "nights.deleteAll")
+                try connection.execute(
+                    "DELETE FROM naps WHERE user_id = $1", [.int64(userID)], name: "naps.deleteAll")
+            }
+            if !keptNights.isEmpty {
+                try connection.copyIn(
+                    "COPY nights (user_id, \(NightStore.nightColumns)) FROM STDIN", name: "nights.copy"
+                ) { writer in
+                    for night in keptNights { try writer.writeRow(NightStore.values(of: night, userID: userID)) }
+                }
+            }
+            if !keptNaps.isEmpty {
+                try connection.copyIn(
+                    "COPY naps (user_id, start_at, end_at, wake_day, time_zone, source, asleep_seconds) FROM STDIN",
+                    name: "naps.copy"
+                ) { writer in
+                    for nap in keptNaps {
+                        try writer.writeRow([
+                            .int64(userID), .timestamp(epochSeconds: nap.start), .timestamp(epochSeconds: nap.end),
+                            .date(nap.wakeDay), .text(nap.timeZoneIdentifier), .text(nap.source),
+                            .int64(nap.asleepSeconds),
+                        ] as [SQLValue?])
+                    }
+                }
+            }
+            return (keptNights.count, keptNaps.count)
+        }
+    }
+
+    /// The user's nights waking from `first` through `last` (either bound open when `nil`),
+    /// sorted by wake day.
+    public func nights(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws
+        -> [Night]
+    {
+        let result = try connection.execute(
+            """
+            SELECT \(NightStore.nightColumns) FROM nights
+            WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
+            ORDER BY wake_day
+            """,
+            [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "nights.read")
+        return try result.rows.map(NightStore.night(from:))
+    }
+
+    /// The user's naps waking from `first` through `last` (either bound open when `nil`),
+    /// sorted by start.
+    public func naps(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws -> [Nap] {
+        let result = try connection.execute(
+            """
+            SELECT wake_day, time_zone, source, start_at, end_at, asleep_seconds FROM naps
+            WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
+            ORDER BY start_at
+            """,
+            [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "naps.read")
+        return try result.rows.map { row in
+            guard let wakeDay = try row.date(0), let zone = try row.string(1), let source = try row.string(2),
+                let start = try row.epochSeconds(3), let end = try row.epochSeconds(4),
+                let asleep = try row.int64(5)
+            else { throw StoreError(.decodingFailed, "a naps row has a NULL column", statement: "naps.read") }
+            return Nap(
+                wakeDay: wakeDay, timeZoneIdentifier: zone, source: source, start: start, end: end,
+                asleepSeconds: asleep)
+        }
+    }
+
+    // MARK: Row form
+
+    static func values(of night: Night, userID: Int64) -> [SQLValue?] {
+        [
+            .int64(userID), .date(night.wakeDay), .text(night.timeZoneIdentifier),
+            .timestamp(epochSeconds: night.bedtime), .timestamp(epochSeconds: night.onset),
+            .timestamp(epochSeconds: night.wake), .int64(night.asleepSeconds), .int64(night.timeInBedSeconds),
+            .int64(night.awakeSeconds), .int(night.wakeUps), night.latencySeconds.map { .int64($0) },
+            .int64(night.stages.deep), .int64(night.stages.rem), .int64(night.stages.core),
+            .int64(night.stages.unspecified), .double(night.efficiency), .bool(night.hasStageData),
+            .text(night.source), .int(night.fragmentCount), .text(arrayLiteral(night.setAsideSources)),
+            .json(intervalsJSON(night.asleepIntervals)), .json(segmentsJSON(night.stageSegments)),
+        ]
+    }
+
+    static func night(from row: Row) throws -> Night {
+        func need<T>(_ value: T?, _ column: String) throws -> T {
+            guard let value else {
+                throw StoreError(.decodingFailed, "nights.\(column) is NULL", statement: "nights.read")
+            }
+            return value
+        }
+        let intervalTokens = try JSONTokens.scan(need(row.string(19), "asleep_intervals"))
+        let segmentTokens = try JSONTokens.scan(need(row.string(20), "stage_segments"))
+        return Night(
+            wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
+            bedtime: try need(row.epochSeconds(2), "bedtime"), onset: try need(row.epochSeconds(3), "onset"),
+            wake: try need(row.epochSeconds(4), "wake"), asleepSeconds: try need(row.int64(5), "asleep_seconds"),
+            timeInBedSeconds: try need(row.int64(6), "time_in_bed_seconds"),
+            awakeSeconds: try need(row.int64(7), "awake_seconds"), wakeUps: try need(row.int(8), "wake_ups"),
+            latencySeconds: try row.int64(9),
+            stages: StageSeconds(
+                deep: try need(row.int64(10), "deep_seconds"), rem: try need(row.int64(11), "rem_seconds"),
+                core: try need(row.int64(12), "core_seconds"),
+                unspecified: try need(row.int64(13), "unspecified_seconds")),
+            efficiency: try need(row.double(14), "efficiency"),
+            hasStageData: try need(row.bool(15), "has_stage_data"), source: try need(row.string(16), "source"),
+            fragmentCount: try need(row.int(17), "fragment_count"),
+            setAsideSources: try parseArrayLiteral(need(row.string(18), "set_aside_sources")),
+            asleepIntervals: try intervals(from: intervalTokens),
+            stageSegments: try segments(from: segmentTokens))
+    }
+
+    /// `{"a","b"}`: a PostgreSQL text[] literal with every element quoted.
+    static func arrayLiteral(_ elements: [String]) -> String {
+        var text = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { text += "," }
+            text += "\""
+            for character in element {
+                if character == "\"" || character == "\\" { text += "\\" }
+                text.append(character)
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+
+    /// Parses PostgreSQL's text[] output (`{a,"b c"}`); NULL elements are refused.
+    static func parseArrayLiteral(_ text: String) throws -> [String] {
+        let characters = Array(text)
+        guard characters.first == "{", characters.last == "}" else {
+            throw StoreError(.decodingFailed, "not an array literal: \(text.prefix(40))", statement: "nights.read")
+        }
+        var elements: [String] = []
+        var index = 1
+        let end = characters.count - 1
+        while index < end {
+            var element = ""
+            if characters[index] == "\"" {
+                index += 1
+                while index < end, characters[index] != "\"" {
+                    if characters[index] == "\\", index + 1 < end { index += 1 }
+                    element.append(characters[index])
+                    index += 1
+                }
+                index += 1
+            } else {
+                while index < end, characters[index] != "," {
+                    element.append(characters[index])
+                    index += 1
+                }
+                if element == "NULL" {
+                    throw StoreError(.decodingFailed, "set_aside_sources holds NULL", statement: "nights.read")
+                }
+            }
+            elements.append(element)
+            if index < end, characters[index] == "," { index += 1 }
+        }
+        return elements
+    }
+
+    static func intervalsJSON(_ spans: [TimeSpan]) -> String {
+        "[" + spans.map { "[\($0.start),\($0.end)]" }.joined(separator: ",") + "]"
+    }
+
+    static func segmentsJSON(_ segments: [StageSegment]) -> String {
+        "[" + segments.map { "[\"\($0.stage.rawValue)\",\($0.span.start),\($0.span.end)]" }.joined(separator: ",")
+            + "]"
+    }
+
+    static func intervals(from tokens: [JSONTokens.Token]) throws -> [TimeSpan] {
+        guard tokens.count % 2 == 0 else { throw malformed("asleep_intervals") }
+        var spans: [TimeSpan] = []
+        spans.reserveCapacity(tokens.count / 2)
+        var index = 0
+        while index < tokens.count {
+            guard case .integer(let start) = tokens[index], case .integer(let end) = tokens[index + 1] else {
+                throw malformed("asleep_intervals")
+            }
+            spans.append(TimeSpan(start: start, end: end))
+            index += 2
+        }
+        return spans
+    }
+
+    static func segments(from tokens: [JSONTokens.Token]) throws -> [StageSegment] {
+        guard tokens.count % 3 == 0 else { throw malformed("stage_segments") }
+        var segments: [StageSegment] = []
+        segments.reserveCapacity(tokens.count / 3)
+        var index = 0
+        while index < tokens.count {
+            guard case .string(let name) = tokens[index], let stage = SleepStage(rawValue: name),
+                case .integer(let start) = tokens[index + 1], case .integer(let end) = tokens[index + 2]
+            else { throw malformed("stage_segments") }
+            segments.append(StageSegment(stage: stage, span: TimeSpan(start: start, end: end)))
+            index += 3
+        }
+        return segments
+    }
+
+    private static func malformed(_ column: String) -> StoreError {
+        StoreError(.decodingFailed, "nights.\(column) is not in the expected shape", statement: "nights.read")
+    }
+}

@@ -1,0 +1,106 @@
+public import Foundation
+public import SleepCore
+
+/// Stores the horizon summaries the rollup computes (table `summaries`, migration 0003):
+/// per user and horizon the ``SleepCore/Summary`` as JSONB (the shape of
+/// docs/summary-json.md) plus headline columns, and reads them back.
+public struct SummaryStore {
+    /// The connection every call uses.
+    public let connection: Connection
+
+    /// Creates a store over `connection`.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// The JSON text stored for `summary`: keys sorted, so equal summaries give equal bytes.
+    public static func jsonText(of summary: Summary) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(summary), as: UTF8.self)
+        } catch {
+            throw StoreError(.invalidValue, "a summary could not be encoded: \(error)", statement: "summaries.write")
+        }
+    }
+
+    /// Replaces all of the user's summaries by `summaries` (normally the six horizons of
+    /// one as-of day), stamped with `computedAt` (epoch seconds). Returns the rows written.
+    @discardableResult
+    public func replace(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
+        try connection.transaction { connection in
+            try connection.execute(
+                "DELETE FROM summaries WHERE user_id = $1", [.int64(userID)], name: "summaries.delete")
+            guard !summaries.isEmpty else { return 0 }
+            return try connection.copyIn(
+                """
+                COPY summaries (user_id, horizon, as_of, debt_seconds, net_balance_seconds, severity, score,
+                grade, tracked_nights, last_night_wake_day, last_night_asleep_seconds, summary, computed_at)
+                FROM STDIN
+                """, name: "summaries.copy"
+            ) { writer in
+                for summary in summaries {
+                    try writer.writeRow([
+                        .int64(userID), .text(summary.horizon.rawValue), .date(summary.asOf),
+                        .int64(summary.debt.debtSeconds), .int64(summary.debt.netBalanceSeconds),
+                        .text(summary.debt.severity.rawValue), .int(summary.score.overall),
+                        .text(summary.score.grade.rawValue), .int(summary.debt.trackedNights),
+                        summary.lastNight.map { .date($0.wakeDay) },
+                        summary.lastNight.map { .int64($0.asleepSeconds) },
+                        .json(try SummaryStore.jsonText(of: summary)), .timestamp(epochSeconds: computedAt),
+                    ] as [SQLValue?])
+                }
+            }
+        }
+    }
+
+    /// The user's stored summary for `horizon`, decoded from its JSON, or `nil` when the
+    /// rollup has not written one.
+    public func summary(userID: Int64, horizon: Horizon) throws -> Summary? {
+        guard
+            let text = try connection.execute(
+                "SELECT summary FROM summaries WHERE user_id = $1 AND horizon = $2",
+                [.int64(userID), .text(horizon.rawValue)], name: "summaries.read"
+            ).first?.string(0)
+        else { return nil }
+        do {
+            return try JSONDecoder().decode(Summary.self, from: Data(text.utf8))
+        } catch {
+            throw StoreError(
+                .decodingFailed, "the stored \(horizon.rawValue) summary of user \(userID) does not decode: \(error)",
+                statement: "summaries.read")
+        }
+    }
+
+    /// The headline rows of every user's summary for `horizon` (all horizons when `nil`),
+    /// ordered by handle and horizon.
+    public func headlines(horizon: Horizon? = nil) throws -> [SummaryHeadline] {
+        let result = try connection.execute(
+            """
+            SELECT s.user_id, u.handle, s.horizon, s.as_of, s.debt_seconds, s.net_balance_seconds, s.severity,
+                   s.score, s.grade, s.tracked_nights, s.last_night_wake_day, s.last_night_asleep_seconds,
+                   s.computed_at
+            FROM summaries s JOIN users u ON u.id = s.user_id
+            WHERE $1::text IS NULL OR s.horizon = $1
+            ORDER BY lower(u.handle), u.id,
+                     array_position(ARRAY['daily','weekly','monthly','yearly','5y','10y'], s.horizon)
+            """, [horizon.map { .text($0.rawValue) }], name: "summaries.headlines")
+        return try result.rows.map { row in
+            guard let userID = try row.int64(0), let handle = try row.string(1),
+                let horizon = try row.string(2).flatMap(Horizon.init(rawValue:)), let asOf = try row.date(3),
+                let debt = try row.int64(4), let net = try row.int64(5),
+                let severity = try row.string(6).flatMap(DebtSeverity.init(rawValue:)),
+                let score = try row.int(7), let grade = try row.string(8).flatMap(SleepGrade.init(rawValue:)),
+                let tracked = try row.int(9), let computedAt = try row.epochSeconds(12)
+            else {
+                throw StoreError(
+                    .decodingFailed, "a summaries row has a NULL or unknown value", statement: "summaries.headlines")
+            }
+            return SummaryHeadline(
+                userID: userID, handle: handle, horizon: horizon, asOf: asOf, debtSeconds: debt,
+                netBalanceSeconds: net, severity: severity, score: score, grade: grade, trackedNights: tracked,
+                lastNightWakeDay: try row.date(10), lastNightAsleepSeconds: try row.int64(11),
+                computedAt: computedAt)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+@testable import LedgerCLI
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+/// The admin tool cannot write, refuses schemas it does not know, and never starts,
+/// creates or migrates anything.
+@Suite("sleepledger-admin is read-only")
+struct AdminReadOnlyTests {
+    @Test("a write through its connection fails, even after SET TRANSACTION READ WRITE", arguments: ["admin-url", "database-url"])
+    func writesFail(setting: String) throws {
+        let fixture = try AdminFixture.shared()
+        // Either its own setting pointing at the read-only role, or DATABASE_URL (a
+        // superuser!), which the admin tool rewrites to connect as the read-only role.
+        let environment =
+            setting == "admin-url"
+            ? fixture.environment
+            : ["DATABASE_URL": fixture.conninfo, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder]
+        let connection = try AdminDatabase.open(environment: environment)
+        defer { connection.close() }
+        #expect(try connection.execute("SELECT current_user").single().string(0) == "sleepledger_readonly")
+        #expect(try connection.execute("SHOW default_transaction_read_only").single().string(0) == "on")
+
+        // Inside the read-only transaction the admin tool uses: refused by the transaction.
+        #expect(throws: StoreError.self) {
+            try connection.readOnlyTransaction { connection in
+                try connection.execute("UPDATE users SET time_zone = 'UTC' WHERE handle = 'anna'")
+            }
+        }
+        // Switching the transaction to read-write is allowed by PostgreSQL, but the role
+        // lacks the privileges: every write still fails, with SQLSTATE 42501.
+        for statement in [
+            "UPDATE users SET time_zone = 'UTC' WHERE handle = 'anna'",
+            "DELETE FROM summaries",
+            "INSERT INTO rollup_state (user_id) VALUES (999999)",
+            "CREATE TABLE intruder (id int)",
+        ] {
+            let error = #expect(throws: StoreError.self) {
+                try connection.transaction { connection in
+                    try connection.execute("SET TRANSACTION READ WRITE")
+                    try connection.execute(statement)
+                }
+            }
+            #expect(error?.sqlState == "42501", "\(statement): \(String(describing: error))")
+        }
+        let check = try Connection(conninfo: fixture.conninfo)
+        defer { check.close() }
+        #expect(try check.execute("SELECT time_zone FROM users WHERE handle = 'anna'").single().string(0) == "Europe/Berlin")
+        #expect(try check.execute("SELECT count(*) FROM summaries").single().int(0) == 18)
+    }
+
+    @Test("a schema with pending migrations is refused (exit 69), naming sleepledger migrate")
+    func pendingSchema() throws {
+        let database = try TestDatabase.fresh()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("admin-migrations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let all = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrationsFolder).filter { $0.hasSuffix(".sql") }
+        let firstFile = try #require(all.sorted().first)
+        try FileManager.default.copyItem(
+            atPath: TestDatabase.migrationsFolder + "/" + firstFile, toPath: folder.appendingPathComponent(firstFile).path)
+        let connection = try Connection(conninfo: database.conninfo)
+        defer { connection.close() }
+        let old = try Migrator(folder: folder.path)
+        try old.migrate(on: connection)
+        try TestDatabase.applyRoles(on: connection)
+
+        let (code, captured) = runAdmin(
+            ["users"],
+            environment: ["DATABASE_URL": database.conninfo, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder])
+        #expect(code == .unavailable)
+        #expect(captured.errorText.hasPrefix("sleepledger-admin: "))
+        #expect(captured.errorText.contains("sleepledger migrate"))
+        #expect(captured.errorText.split(separator: "\n").count == 1)
+        #expect(captured.printed.isEmpty)
+    }
+
+    @Test("a schema newer than the tool is refused (exit 69)")
+    func newerSchema() throws {
+        let database = try TestDatabase.migrated()
+        let connection = try Connection(conninfo: database.conninfo)
+        defer { connection.close() }
+        try connection.execute("INSERT INTO schema_migrations (version, name) VALUES (999, 'from_the_future')")
+        let (code, captured) = runAdmin(
+            ["summary", "anna"],
+            environment: ["DATABASE_URL": database.conninfo, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder])
+        #expect(code == .unavailable)
+        #expect(captured.errorText.contains("newer than this SleepLedger"))
+        #expect(captured.errorText.split(separator: "\n").count == 1)
+    }
+
+    @Test("on the embedded default it neither starts nor creates the cluster: exit 69 naming sleepledger db start")
+    func embeddedNotRunning() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("admin-home-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (code, captured) = runAdmin(
+            ["users"], environment: ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder])
+        #expect(code == .unavailable)
+        #expect(
+            captured.errorText
+                == "sleepledger-admin: the embedded database at \(home.path) is not running; start it with `sleepledger db start`\n")
+        #expect(!FileManager.default.fileExists(atPath: home.path))
+    }
+
+    @Test("the embedded default connects as sleepledger_readonly over the socket")
+    func embeddedConninfo() throws {
+        let server = try TestDatabase.server()
+        guard let cluster = server.cluster else { return }  // an external test server: covered by the URL cases
+        let conninfo = try AdminDatabase.conninfo(environment: ["SLEEPLEDGER_HOME": cluster.home])
+        #expect(conninfo.contains("user='sleepledger_readonly'"))
+        #expect(conninfo.contains("host='\(cluster.socketFolder)'"))
+    }
+}
