@@ -39,7 +39,7 @@ ALTER TABLE imports
             AND finished_at IS NOT NULL)),
     ADD CONSTRAINT imports_failed_error_check CHECK (status <> 'failed' OR error IS NOT NULL),
     ADD CONSTRAINT imports_counts_check
-        CHECK (samples_inserted + samples_duplicate <= samples_accepted
+        CHECK (samples_inserted + samples_duplicate <= samples_read
             AND samples_accepted + samples_rejected <= samples_read);
 
 -- The import history of a user, newest first.

@@ -48,12 +48,19 @@ struct AdminImportsCommand: AdminCommand {
         format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
     }
 
-    /// Each stored diagnostic as one line: its `message` (with `kind`/`code` and `count`
-    /// when present), or the compact JSON of anything else.
+    /// Each stored diagnostic as one line: `file:line: reason` for the importer's
+    /// diagnostics, its `message` (with `kind`/`code` and `count` when present), or the
+    /// compact JSON of anything else.
     static func diagnosticLines(_ json: String) -> [String] {
         guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
         return array.map { element in
             if let object = element as? [String: Any] {
+                // What `sleepledger import` stores: {"file", "line", "reason"}.
+                if let file = object["file"] as? String, let line = object["line"] as? Int,
+                    let reason = object["reason"] as? String
+                {
+                    return "\(file):\(line): \(reason)"
+                }
                 var parts: [String] = []
                 if let kind = (object["kind"] ?? object["code"]) as? String { parts.append(kind) }
                 if let message = object["message"] as? String { parts.append(message) }

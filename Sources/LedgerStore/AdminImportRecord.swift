@@ -5,9 +5,9 @@ public struct AdminImportRecord: Sendable, Hashable {
     public let id: Int64
     /// The file name as given to `sleepledger import`.
     public let fileName: String
-    /// The file's size in bytes.
+    /// The file's size in bytes (0 when a failed import never learned it).
     public let sizeBytes: Int64
-    /// `zip`, `xml` or `csv`.
+    /// `zip`, `xml` or `csv`; `unknown` for a failed import refused before its kind was known.
     public let kind: String
     /// `running`, `succeeded` or `failed`.
     public let status: String

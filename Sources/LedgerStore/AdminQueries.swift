@@ -87,7 +87,7 @@ public struct AdminQueries {
     public func imports(userID: Int64) throws -> [AdminImportRecord] {
         let result = try connection.execute(
             """
-            SELECT id, file_name, size_bytes, kind, status, started_at, finished_at, samples_read,
+            SELECT id, file_name, coalesce(size_bytes, 0), coalesce(kind, 'unknown'), status, started_at, finished_at, samples_read,
                    samples_inserted, samples_duplicate, samples_rejected, diagnostics::text
             FROM imports WHERE user_id = $1 ORDER BY started_at DESC, id DESC
             """, [.int64(userID)], name: "admin.imports")

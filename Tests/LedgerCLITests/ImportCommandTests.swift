@@ -245,3 +245,35 @@ struct ImportCommandTests {
         #expect(text == "export.zip  12.3 of 36.0 MB (34%)  12.3 MB/s  1234 sleep samples  ETA 0:02")
     }
 }
+
+@Suite("sleepledger import, seen by sleepledger-admin imports")
+struct ImportAdminTests {
+    /// A failed import of an unreadable file has no kind, size or SHA-256; the admin
+    /// history still lists it, and an importer diagnostic reads `file:line: reason`.
+    @Test func failedAndPartlyRejectedImportsAreListed() throws {
+        let fixture = try ImportFixture()
+        defer { fixture.remove() }
+        let bad = try fixture.write("notes.txt", "just some notes\n")
+        #expect(runTool(["import", "--user", "anna", bad], environment: fixture.environment).0 == .dataError)
+        let good = try fixture.write(
+            "export.xml",
+            exportXML([
+                sleepRecord(start: "2024-03-01 23:00:00 +0100", end: "2024-03-02 07:00:00 +0100", value: "AsleepCore"),
+                sleepRecord(start: "2024-03-02 23:00:00 +0100", end: "2024-03-03 07:00:00 +0100", value: "Napping"),
+            ]))
+        #expect(runTool(["import", "--user", "anna", good], environment: fixture.environment).0 == .success)
+
+        let readOnly = try DatabaseConfiguration.settingParameter(
+            "user", to: DatabaseRoles.readOnly, in: fixture.environment["DATABASE_URL"] ?? "")
+        let (code, captured) = runAdmin(
+            ["imports", "anna", "--format", "json"],
+            environment: [
+                "SLEEPLEDGER_ADMIN_DATABASE_URL": readOnly,
+                "SLEEPLEDGER_MIGRATIONS": fixture.environment["SLEEPLEDGER_MIGRATIONS"] ?? "",
+            ])
+        #expect(code == .success, "\(captured.errorText)")
+        #expect(captured.printed.contains("\"kind\" : \"unknown\""))
+        #expect(captured.printed.contains("\"status\" : \"failed\""))
+        #expect(captured.printed.contains("\(good):4: unknown sleep value \\\"Napping\\\""))
+    }
+}
