@@ -12,6 +12,7 @@ public enum SleepLedgerTool {
           db status|start|stop|url   Manage the embedded PostgreSQL cluster
           migrate [--status]         Apply pending schema migrations, or list them
           user add|list|set|remove   Manage users
+          rollup [--user H] [--all]  Build nights and summaries from stored samples
         Options:
           --help                     Show help (also after any command)
           --version                  Show the version
@@ -50,6 +51,8 @@ public enum SleepLedgerTool {
             try MigrateCommand.run(rest, environment: environment, console: console)
         case "user":
             try UserCommand.run(rest, environment: environment, console: console)
+        case "rollup":
+            try RollupCommand.run(rest, environment: environment, console: console)
         default:
             throw CLIError.usage("unknown command '\(command)'", help: usage)
         }
