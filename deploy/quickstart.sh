@@ -18,3 +18,15 @@ if ! "$bin/sleepledger" user list --format csv | grep -q '^demo,'; then
   "$bin/sleepledger" user add demo --time-zone Europe/Berlin --target 8h --minimum 7h
 fi
 "$bin/sleepledger" user list
+
+# Rollup: nights, naps and the six horizon summaries from the stored samples (the import
+# step above, when present, stores them; with no samples yet the rollup says so and
+# writes empty summaries). The nightly schedule is in deploy/cron and deploy/systemd.
+"$bin/sleepledger" rollup
+"$bin/sleepledger" rollup --format json | head -n 20
+# The summaries that now exist, straight from the database (read-only role).
+if command -v psql >/dev/null 2>&1; then
+  psql "$("$bin/sleepledger" db url)" -c \
+    "SELECT u.handle, s.horizon, s.as_of, s.tracked_nights, s.debt_seconds, s.score, s.grade
+     FROM summaries s JOIN users u ON u.id = s.user_id ORDER BY u.handle, s.horizon"
+fi
