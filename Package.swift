@@ -41,6 +41,9 @@ let package = Package(
         .executableTarget(
             name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
+        .executableTarget(
+            name: "rollup-benchmark", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            path: "Benchmarks/rollup-benchmark"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),

@@ -221,6 +221,10 @@ public struct RollupRunner: Sendable {
     /// Rolls up one user in one transaction on `connection`.
     func rollUp(_ candidate: Candidate, on connection: Connection, now: Int64) throws -> Outcome {
         try connection.transaction { connection in
+            // The results are derived data and the user's marks are cleared in the same
+            // transaction: if a crash loses a commit that was not flushed yet, the marks
+            // come back with it and the next run redoes the user. So no fsync per user.
+            try connection.execute("SET LOCAL synchronous_commit = off", name: "rollup.asyncCommit")
             guard let state = try claim(candidate.userID, on: connection) else { return .skipped }
             let asOf = asOf(for: state.timeZone, now: now)
             guard needsWork(state, asOf: asOf) else { return .upToDate }
@@ -243,26 +247,28 @@ public struct RollupRunner: Sendable {
                 samplesRead = samples.count
                 let built = NightBuilder(rules: settings.nightRules).build(
                     from: samples, userTimeZoneIdentifier: state.timeZone)
-                written = try nightStore.replace(
+                written = try nightStore.write(
                     userID: candidate.userID, from: rebuildFrom, nights: built.nights, naps: built.naps)
                 let fresh = built.nights.filter { night in
                     night.wakeDay >= firstNeeded && rebuildFrom.map { night.wakeDay >= $0 } ?? true
                 }
                 if let rebuildFrom, firstNeeded < rebuildFrom {
                     nights =
-                        try nightStore.nights(
-                            userID: candidate.userID, from: firstNeeded, through: rebuildFrom.adding(days: -1))
+                        try nightStore.nightsForSummaries(
+                            userID: candidate.userID, from: firstNeeded, through: rebuildFrom.adding(days: -1),
+                            segmentsFrom: asOf.adding(days: -1))
                         + fresh
                 } else {
                     nights = fresh
                 }
             } else {
-                nights = try nightStore.nights(userID: candidate.userID, from: firstNeeded)
+                nights = try nightStore.nightsForSummaries(
+                    userID: candidate.userID, from: firstNeeded, segmentsFrom: asOf.adding(days: -1))
             }
 
             let summaries = SummaryBuilder(nights: nights, goals: state.goals, rules: settings.metricRules)
                 .summaries(asOf: asOf)
-            let summaryRows = try SummaryStore(connection: connection).replace(
+            let summaryRows = try SummaryStore(connection: connection).write(
                 userID: candidate.userID, summaries: summaries, computedAt: now)
             try connection.execute(
                 """
@@ -309,14 +315,16 @@ public struct RollupRunner: Sendable {
     {
         let rows = try connection.execute(
             """
-            SELECT source, start_at, end_at, stage, time_zone, printed_utc_offset FROM sleep_samples
+            SELECT source, extract(epoch FROM start_at)::bigint, extract(epoch FROM end_at)::bigint, stage,
+                   time_zone, printed_utc_offset
+            FROM sleep_samples
             WHERE user_id = $1 AND ($2::timestamptz IS NULL OR end_at >= $2)
             """, [.int64(userID), cutoff.map { .timestamp(epochSeconds: $0) }], name: "rollup.readSamples"
         ).rows
         var samples: [SleepSample] = []
         samples.reserveCapacity(rows.count)
         for row in rows {
-            guard let source = try row.string(0), let start = try row.epochSeconds(1), let end = try row.epochSeconds(2),
+            guard let source = try row.string(0), let start = try row.int64(1), let end = try row.int64(2),
                 let stage = try row.string(3).flatMap(SleepStage.init(rawValue:))
             else {
                 throw StoreError(.decodingFailed, "a sleep_samples row is incomplete", statement: "rollup.readSamples")

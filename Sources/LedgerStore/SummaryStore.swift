@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SleepCore
 
 /// Stores the horizon summaries the rollup computes (table `summaries`, migration 0003):
@@ -13,10 +13,12 @@ public struct SummaryStore {
         self.connection = connection
     }
 
-    /// The JSON text stored for `summary`: keys sorted, so equal summaries give equal bytes.
+    /// The JSON text sent for `summary`. Keys are not sorted here: `jsonb` stores keys in
+    /// its own canonical order, so equal summaries are stored (and read back) as equal
+    /// bytes anyway, and sorting is a good part of the encoder's time.
     public static func jsonText(of summary: Summary) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(summary), as: UTF8.self)
         } catch {
@@ -28,7 +30,15 @@ public struct SummaryStore {
     /// one as-of day), stamped with `computedAt` (epoch seconds). Returns the rows written.
     @discardableResult
     public func replace(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
-        try connection.transaction { connection in
+        try connection.transaction { _ in
+            try write(userID: userID, summaries: summaries, computedAt: computedAt)
+        }
+    }
+
+    /// ``replace(userID:summaries:computedAt:)`` without a transaction (or savepoint) of
+    /// its own: for callers already inside the transaction that should hold the change.
+    func write(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
+        do {
             try connection.execute(
                 "DELETE FROM summaries WHERE user_id = $1", [.int64(userID)], name: "summaries.delete")
             guard !summaries.isEmpty else { return 0 }
