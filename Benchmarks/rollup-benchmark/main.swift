@@ -24,6 +24,9 @@ struct BenchmarkSettings {
     var days = 365
     var workers = 2
     var seed: UInt64 = 20_260_101
+    /// Extra nightly runs after (c), each a day later with no new samples (summary
+    /// refresh only), for profiling. Default 0.
+    var extraNightlyRuns = 0
     /// The first evening of every generated history.
     var firstEvening = LocalDate(year: 2025, month: 1, day: 1)
 
@@ -33,12 +36,13 @@ struct BenchmarkSettings {
         var settings = BenchmarkSettings()
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst(), let number = Int(value), number > 0 else { return nil }
+            guard let value = remaining.popFirst(), let number = Int(value), number >= 0 else { return nil }
             switch flag {
             case "--users": settings.users = number
             case "--days": settings.days = number
             case "--workers": settings.workers = number
             case "--seed": settings.seed = UInt64(number)
+            case "--extra-nightly-runs": settings.extraNightlyRuns = number
             default: return nil
             }
         }
@@ -200,6 +204,13 @@ func main() throws {
             format: "(c) nightly: %d new samples; %d users, %d samples read, %d nights written in %.2f s; peak RSS %.0f MB",
             newSamples, nightly.usersDone, nightly.samplesRead, nightly.nightsWritten, nightlySeconds,
             peakResidentMegabytes()))
+
+    for run in 0..<settings.extraNightlyRuns {
+        let start = clock.now
+        let report = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
+            now: nowC + Int64(run + 1) * 86_400)
+        log(String(format: "extra nightly run %d: %d users in %.2f s", run + 1, report.usersDone, seconds(clock.now - start)))
+    }
 
     print("users  days  samples     workers  (a) COPY s  (b) --all s  b/a    (c) nightly s  c/b     peak RSS MB")
     print(
