@@ -175,7 +175,13 @@ public struct RollupRunner: Sendable {
             do {
                 if connection == nil || connection?.isOpen != true {
                     connection?.close()
-                    connection = try connect()
+                    let fresh = try connect()
+                    // The results are derived data and the user's marks are cleared in the
+                    // same transaction: if a server crash loses a commit that was not
+                    // flushed yet, the marks come back with it and the next run redoes
+                    // the user. So the workers' commits do not wait for a flush.
+                    try fresh.execute("SET synchronous_commit = off", name: "rollup.asyncCommit")
+                    connection = fresh
                 }
                 guard let live = connection else { continue }
                 let outcome = try rollUp(candidate, on: live, now: now)
@@ -221,10 +227,6 @@ public struct RollupRunner: Sendable {
     /// Rolls up one user in one transaction on `connection`.
     func rollUp(_ candidate: Candidate, on connection: Connection, now: Int64) throws -> Outcome {
         try connection.transaction { connection in
-            // The results are derived data and the user's marks are cleared in the same
-            // transaction: if a crash loses a commit that was not flushed yet, the marks
-            // come back with it and the next run redoes the user. So no fsync per user.
-            try connection.execute("SET LOCAL synchronous_commit = off", name: "rollup.asyncCommit")
             guard let state = try claim(candidate.userID, on: connection) else { return .skipped }
             let asOf = asOf(for: state.timeZone, now: now)
             guard needsWork(state, asOf: asOf) else { return .upToDate }
