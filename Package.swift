@@ -44,6 +44,9 @@ let package = Package(
         .executableTarget(
             name: "admin-benchmark-data", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
             path: "Benchmarks/admin-benchmark-data"),
+        .executableTarget(
+            name: "rollup-benchmark", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            path: "Benchmarks/rollup-benchmark"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),

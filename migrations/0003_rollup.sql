@@ -74,8 +74,12 @@ CREATE INDEX summaries_horizon_debt ON summaries (horizon, debt_seconds DESC);
 --   last_rollup_at  when the user's results were last written;
 --   last_error      the last failure's message, cleared by the next success;
 --   failed_at       when that failure happened;
---   failure_count   consecutive failures.
+--   failure_count   consecutive failures;
+--   nights_time_zone the user's zone the stored nights were built with (samples without a
+--                   zone of their own are placed in it); a different users.time_zone
+--                   means the nights are rebuilt from scratch.
 ALTER TABLE rollup_state
+    ADD COLUMN nights_time_zone text,
     ADD COLUMN last_as_of date,
     ADD COLUMN last_rollup_at timestamptz,
     ADD COLUMN last_error text,

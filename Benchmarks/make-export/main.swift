@@ -17,6 +17,8 @@ struct Arguments {
     var output: String?
     var doctype = ExportSpec.DoctypeStyle.apple
     var readPath: String?
+    /// The wake day of the last generated night; by default the nights start 2019-01-01.
+    var lastWakeDay: LocalDate?
 }
 
 func usage(_ message: String) -> Never {
@@ -24,7 +26,7 @@ func usage(_ message: String) -> Never {
         Data(
             """
             make-export: \(message)
-            usage: make-export --size 500MB [--seed 1] [--format zip|xml|csv] [--doctype apple|iOS16Malformed|none] --output PATH
+            usage: make-export --size 500MB [--seed 1] [--format zip|xml|csv] [--doctype apple|iOS16Malformed|none] [--until YYYY-MM-DD] --output PATH
                    make-export --read PATH   (times HealthImport reading PATH)
 
             """.utf8))
@@ -60,6 +62,9 @@ func parseArguments() -> Arguments {
             }
             arguments.doctype = style
         case "--read": arguments.readPath = value
+        case "--until":
+            guard let day = LocalDate(value) else { usage("bad date \(value), expected YYYY-MM-DD") }
+            arguments.lastWakeDay = day
         default: usage("unknown flag \(flag)")
         }
     }
@@ -102,7 +107,7 @@ guard let output = arguments.output else { usage("--output is required") }
 // samples a night (staged Watch nights, iPhone InBed fragments, a third-party app, naps).
 let records = max(arguments.size / 330, 1)
 let nights = max(Int(records * 3 / 100 / 30), 1)
-let firstEvening = LocalDate(year: 2019, month: 1, day: 1)
+let firstEvening = arguments.lastWakeDay?.adding(days: -nights) ?? LocalDate(year: 2019, month: 1, day: 1)
 let samples = SleepStreamGenerator(seed: arguments.seed)
     .samples(from: firstEvening, through: firstEvening.adding(days: nights - 1))
 let spec = ExportSpec(

@@ -13,6 +13,7 @@ public enum SleepLedgerTool {
           migrate [--status]         Apply pending schema migrations, or list them
           user add|list|set|remove   Manage users
           import --user HANDLE FILE... Import Apple Health exports (zip, XML, CSV, -)
+          rollup [--user H] [--all]  Build nights and summaries from stored samples
         Options:
           --help                     Show help (also after any command)
           --version                  Show the version
@@ -53,6 +54,8 @@ public enum SleepLedgerTool {
             try UserCommand.run(rest, environment: environment, console: console)
         case "import":
             try ImportCommand.run(rest, environment: environment, console: console)
+        case "rollup":
+            try RollupCommand.run(rest, environment: environment, console: console)
         default:
             throw CLIError.usage("unknown command '\(command)'", help: usage)
         }

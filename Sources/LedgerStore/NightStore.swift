@@ -21,6 +21,12 @@ public struct NightStore {
         + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
         + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
 
+    static let nightReadColumns =
+        "wake_day, time_zone, extract(epoch FROM bedtime)::bigint, extract(epoch FROM onset)::bigint, "
+        + "extract(epoch FROM wake)::bigint, asleep_seconds, time_in_bed_seconds, awake_seconds, "
+        + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
+        + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
+
     /// Replaces the user's nights and naps with wake day on or after `firstWakeDay` (all of
     /// them when `nil`) by `nights` and `naps`; values waking before `firstWakeDay` are
     /// ignored. Earlier rows are left alone. Returns the numbers of nights and naps written.
@@ -28,22 +34,27 @@ public struct NightStore {
     public func replace(
         userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
     ) throws -> (nights: Int, naps: Int) {
+        try connection.transaction { _ in
+            try write(userID: userID, from: firstWakeDay, nights: nights, naps: naps)
+        }
+    }
+
+    /// ``replace(userID:from:nights:naps:)`` without a transaction (or savepoint) of its
+    /// own: for callers already inside the transaction that should hold the change.
+    func write(
+        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
+    ) throws -> (nights: Int, naps: Int) {
         let keptNights = nights.filter { night in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
         let keptNaps = naps.filter { nap in firstWakeDay.map { nap.wakeDay >= $0 } ?? true }
-        return try connection.transaction { connection in
-            if let firstWakeDay {
-                try connection.execute(
-                    "DELETE FROM nights WHERE user_id = $1 AND wake_day >= $2",
-                    [.int64(userID), .date(firstWakeDay)], name: "nights.deleteFrom")
-                try connection.execute(
-                    "DELETE FROM naps WHERE user_id = $1 AND wake_day >= $2",
-                    [.int64(userID), .date(firstWakeDay)], name: "naps.deleteFrom")
-            } else {
-                try connection.execute(
-                    "DELETE FROM nights WHERE user_id = $1", [.int64(userID)], name: "nights.deleteAll")
-                try connection.execute(
-                    "DELETE FROM naps WHERE user_id = $1", [.int64(userID)], name: "naps.deleteAll")
-            }
+        do {
+            // One statement (one round trip) for both tables; NULL means every wake day.
+            try connection.execute(
+                """
+                WITH removed_nights AS (
+                    DELETE FROM nights WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2)
+                )
+                DELETE FROM naps WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2)
+                """, [.int64(userID), firstWakeDay.map { .date($0) }], name: "nightsAndNaps.delete")
             if !keptNights.isEmpty {
                 try connection.copyIn(
                     "COPY nights (user_id, \(NightStore.nightColumns)) FROM STDIN", name: "nights.copy"
@@ -76,11 +87,31 @@ public struct NightStore {
     {
         let result = try connection.execute(
             """
-            SELECT \(NightStore.nightColumns) FROM nights
+            SELECT \(NightStore.nightReadColumns) FROM nights
             WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
             ORDER BY wake_day
             """,
             [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "nights.read")
+        return try result.rows.map(NightStore.night(from:))
+    }
+
+    /// The user's nights waking on or after `first`, for computing summaries: stage
+    /// segments are read only for nights waking on or after `segmentsFrom` and are empty
+    /// for the others, because a summary uses them only for the last night (the as-of day
+    /// or the day before). Reading ten years of segments each night would be most of the
+    /// nightly refresh's work.
+    func nightsForSummaries(userID: Int64, from first: LocalDate, through last: LocalDate? = nil, segmentsFrom: LocalDate)
+        throws -> [Night]
+    {
+        let columns = NightStore.nightReadColumns.replacingOccurrences(
+            of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END")
+        let result = try connection.execute(
+            """
+            SELECT \(columns) FROM nights
+            WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)
+            ORDER BY wake_day
+            """,
+            [.int64(userID), .date(first), last.map { .date($0) }, .date(segmentsFrom)], name: "nights.readForSummaries")
         return try result.rows.map(NightStore.night(from:))
     }
 
@@ -89,14 +120,16 @@ public struct NightStore {
     public func naps(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws -> [Nap] {
         let result = try connection.execute(
             """
-            SELECT wake_day, time_zone, source, start_at, end_at, asleep_seconds FROM naps
+            SELECT wake_day, time_zone, source, extract(epoch FROM start_at)::bigint,
+                   extract(epoch FROM end_at)::bigint, asleep_seconds
+            FROM naps
             WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
             ORDER BY start_at
             """,
             [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "naps.read")
         return try result.rows.map { row in
             guard let wakeDay = try row.date(0), let zone = try row.string(1), let source = try row.string(2),
-                let start = try row.epochSeconds(3), let end = try row.epochSeconds(4),
+                let start = try row.int64(3), let end = try row.int64(4),
                 let asleep = try row.int64(5)
             else { throw StoreError(.decodingFailed, "a naps row has a NULL column", statement: "naps.read") }
             return Nap(
@@ -131,8 +164,8 @@ public struct NightStore {
         let segmentTokens = try JSONTokens.scan(need(row.string(20), "stage_segments"))
         return Night(
             wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
-            bedtime: try need(row.epochSeconds(2), "bedtime"), onset: try need(row.epochSeconds(3), "onset"),
-            wake: try need(row.epochSeconds(4), "wake"), asleepSeconds: try need(row.int64(5), "asleep_seconds"),
+            bedtime: try need(row.int64(2), "bedtime"), onset: try need(row.int64(3), "onset"),
+            wake: try need(row.int64(4), "wake"), asleepSeconds: try need(row.int64(5), "asleep_seconds"),
             timeInBedSeconds: try need(row.int64(6), "time_in_bed_seconds"),
             awakeSeconds: try need(row.int64(7), "awake_seconds"), wakeUps: try need(row.int(8), "wake_ups"),
             latencySeconds: try row.int64(9),

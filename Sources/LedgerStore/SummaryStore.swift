@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SleepCore
 
 /// Stores the horizon summaries the rollup computes (table `summaries`, migration 0003):
@@ -13,10 +13,12 @@ public struct SummaryStore {
         self.connection = connection
     }
 
-    /// The JSON text stored for `summary`: keys sorted, so equal summaries give equal bytes.
+    /// The JSON text sent for `summary`. Keys are not sorted here: `jsonb` stores keys in
+    /// its own canonical order, so equal summaries are stored (and read back) as equal
+    /// bytes anyway, and sorting is a good part of the encoder's time.
     public static func jsonText(of summary: Summary) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(summary), as: UTF8.self)
         } catch {
@@ -28,30 +30,57 @@ public struct SummaryStore {
     /// one as-of day), stamped with `computedAt` (epoch seconds). Returns the rows written.
     @discardableResult
     public func replace(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
-        try connection.transaction { connection in
-            try connection.execute(
-                "DELETE FROM summaries WHERE user_id = $1", [.int64(userID)], name: "summaries.delete")
-            guard !summaries.isEmpty else { return 0 }
-            return try connection.copyIn(
-                """
-                COPY summaries (user_id, horizon, as_of, debt_seconds, net_balance_seconds, severity, score,
-                grade, tracked_nights, last_night_wake_day, last_night_asleep_seconds, summary, computed_at)
-                FROM STDIN
-                """, name: "summaries.copy"
-            ) { writer in
-                for summary in summaries {
-                    try writer.writeRow([
-                        .int64(userID), .text(summary.horizon.rawValue), .date(summary.asOf),
-                        .int64(summary.debt.debtSeconds), .int64(summary.debt.netBalanceSeconds),
-                        .text(summary.debt.severity.rawValue), .int(summary.score.overall),
-                        .text(summary.score.grade.rawValue), .int(summary.debt.trackedNights),
-                        summary.lastNight.map { .date($0.wakeDay) },
-                        summary.lastNight.map { .int64($0.asleepSeconds) },
-                        .json(try SummaryStore.jsonText(of: summary)), .timestamp(epochSeconds: computedAt),
-                    ] as [SQLValue?])
-                }
-            }
+        try connection.transaction { _ in
+            try write(userID: userID, summaries: summaries, computedAt: computedAt)
         }
+    }
+
+    /// ``replace(userID:summaries:computedAt:)`` without a transaction (or savepoint) of
+    /// its own: for callers already inside the transaction that should hold the change.
+    func write(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
+        let horizons = Set(summaries.map(\.horizon))
+        if horizons.count != Horizon.allCases.count {
+            // Not the usual six: drop the rows the new set does not replace.
+            try connection.execute(
+                "DELETE FROM summaries WHERE user_id = $1 AND NOT (horizon = ANY ($2::text[]))",
+                [.int64(userID), .text(NightStore.arrayLiteral(horizons.map(\.rawValue).sorted()))],
+                name: "summaries.deleteOthers")
+        }
+        guard !summaries.isEmpty else { return 0 }
+        // One upsert for all rows: one round trip, and no delete-then-insert churn.
+        var placeholders: [String] = []
+        var parameters: [SQLValue?] = []
+        for summary in summaries {
+            let base = parameters.count
+            placeholders.append("(" + (1...13).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+            parameters += [
+                .int64(userID), .text(summary.horizon.rawValue), .date(summary.asOf),
+                .int64(summary.debt.debtSeconds), .int64(summary.debt.netBalanceSeconds),
+                .text(summary.debt.severity.rawValue), .int(summary.score.overall),
+                .text(summary.score.grade.rawValue), .int(summary.debt.trackedNights),
+                summary.lastNight.map { .date($0.wakeDay) }, summary.lastNight.map { .int64($0.asleepSeconds) },
+                .json(try SummaryStore.jsonText(of: summary)), .timestamp(epochSeconds: computedAt),
+            ]
+        }
+        let result = try connection.execute(
+            """
+            INSERT INTO summaries AS s (user_id, horizon, as_of, debt_seconds, net_balance_seconds, severity,
+                score, grade, tracked_nights, last_night_wake_day, last_night_asleep_seconds, summary, computed_at)
+            SELECT v.user_id::bigint, v.horizon, v.as_of::date, v.debt::bigint, v.net::bigint, v.severity,
+                v.score::integer, v.grade, v.tracked::integer, v.last_day::date, v.last_asleep::integer,
+                v.summary::jsonb, v.computed_at::timestamptz
+            FROM (VALUES \(placeholders.joined(separator: ", ")))
+                AS v (user_id, horizon, as_of, debt, net, severity, score, grade, tracked, last_day, last_asleep,
+                      summary, computed_at)
+            ON CONFLICT (user_id, horizon) DO UPDATE SET
+                as_of = EXCLUDED.as_of, debt_seconds = EXCLUDED.debt_seconds,
+                net_balance_seconds = EXCLUDED.net_balance_seconds, severity = EXCLUDED.severity,
+                score = EXCLUDED.score, grade = EXCLUDED.grade, tracked_nights = EXCLUDED.tracked_nights,
+                last_night_wake_day = EXCLUDED.last_night_wake_day,
+                last_night_asleep_seconds = EXCLUDED.last_night_asleep_seconds, summary = EXCLUDED.summary,
+                computed_at = EXCLUDED.computed_at
+            """, parameters, name: "summaries.upsert")
+        return result.affectedRows
     }
 
     /// The user's stored summary for `horizon`, decoded from its JSON, or `nil` when the

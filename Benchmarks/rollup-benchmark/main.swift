@@ -1,0 +1,228 @@
+// rollup-benchmark: how long `sleepledger rollup` takes over many users, against the
+// time PostgreSQL needs just to send every stored sample to a client.
+//
+//     swift run -c release rollup-benchmark [--users 1000] [--days 365] [--workers 2] [--seed 20260101]
+//
+// Uses DATABASE_URL when set (a superuser connection to an empty database), else starts a
+// private embedded cluster in a temporary folder and removes it afterwards. Loads the
+// users' Apple-Watch-style samples with COPY (not timed as part of the goal), then
+// measures in one run:
+//   (a) COPY (SELECT ... FROM sleep_samples) TO STDOUT, every row discarded: the floor;
+//   (b) the rollup with --all (full rebuild of every user);
+//   (c) the nightly incremental run after one new night per user.
+// Goals (issue): (b) <= 3 x (a) with 2 workers; (c) <= 15 % of (b); memory bounded by
+// one user's data (peak RSS is printed after each step). Results: docs/benchmarks.md.
+
+import Foundation
+import Glibc
+import LedgerStore
+import SleepCore
+import SleepFixtures
+
+struct BenchmarkSettings {
+    var users = 1000
+    var days = 365
+    var workers = 2
+    var seed: UInt64 = 20_260_101
+    /// Extra nightly runs after (c), each a day later with no new samples (summary
+    /// refresh only), for profiling. Default 0.
+    var extraNightlyRuns = 0
+    /// The first evening of every generated history.
+    var firstEvening = LocalDate(year: 2025, month: 1, day: 1)
+
+    static let usage = "usage: rollup-benchmark [--users N] [--days N] [--workers N] [--seed N]"
+
+    static func parse(_ arguments: [String]) -> BenchmarkSettings? {
+        var settings = BenchmarkSettings()
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst() {
+            guard let value = remaining.popFirst(), let number = Int(value), number >= 0 else { return nil }
+            switch flag {
+            case "--users": settings.users = number
+            case "--days": settings.days = number
+            case "--workers": settings.workers = number
+            case "--seed": settings.seed = UInt64(number)
+            case "--extra-nightly-runs": settings.extraNightlyRuns = number
+            default: return nil
+            }
+        }
+        return settings
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func peakResidentMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func log(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+func copySamples(_ samples: [SleepSample], userID: Int64, on connection: Connection) throws {
+    try connection.copyIn(
+        "COPY sleep_samples (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset) FROM STDIN"
+    ) { writer in
+        for sample in samples {
+            try writer.writeRow([
+                .int64(userID), .text(sample.source), .timestamp(epochSeconds: sample.start),
+                .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
+                sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
+            ] as [SQLValue?])
+        }
+    }
+}
+
+/// Samples as the generator makes them can repeat a key (same source, instants and
+/// stage); the table keeps one.
+func unique(_ samples: [SleepSample]) -> [SleepSample] {
+    struct Key: Hashable {
+        let source: String
+        let start: Int64
+        let end: Int64
+        let stage: SleepStage
+    }
+    var seen = Set<Key>()
+    return samples.filter { seen.insert(Key(source: $0.source, start: $0.start, end: $0.end, stage: $0.stage)).inserted }
+}
+
+func main() throws {
+    guard let settings = BenchmarkSettings.parse(Array(CommandLine.arguments.dropFirst())) else {
+        log(BenchmarkSettings.usage)
+        exit(64)
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    var cluster: EmbeddedCluster?
+    var home: String?
+    let conninfo: String
+    if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
+        conninfo = url
+    } else {
+        var template = Array("/tmp/rollup-benchmark-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw StoreError(.clusterFailed, "mkdtemp failed") }
+        let folder = template.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
+        chmod(folder, 0o755)
+        let embedded = EmbeddedCluster(home: folder, isDurable: true)
+        _ = try embedded.start()
+        cluster = embedded
+        home = folder
+        conninfo = embedded.conninfo()
+    }
+    defer {
+        if let cluster { try? cluster.stop() }
+        if let home { try? FileManager.default.removeItem(atPath: home) }
+    }
+    let connection = try Connection(conninfo: conninfo)
+    let migrator = try Migrator(folder: root.appendingPathComponent("migrations").path)
+    _ = try migrator.migrate(on: connection)
+
+    // Load (not part of the goal).
+    let clock = ContinuousClock()
+    let generator = SleepStreamGenerator(seed: settings.seed)
+    let lastEvening = settings.firstEvening.adding(days: settings.days - 1)
+    let loadStart = clock.now
+    try connection.execute(
+        "INSERT INTO users (handle, time_zone) SELECT 'user' || n, 'Europe/Berlin' FROM generate_series(1, $1) n",
+        [.int(settings.users)])
+    try connection.execute("INSERT INTO rollup_state (user_id) SELECT id FROM users")
+    let ids = try connection.execute("SELECT id FROM users ORDER BY id").rows.compactMap { try $0.int64(0) }
+    var loaded = 0
+    for (index, id) in ids.enumerated() {
+        let samples = unique(generator.samples(forUser: index, from: settings.firstEvening, through: lastEvening))
+        try copySamples(samples, userID: id, on: connection)
+        loaded += samples.count
+        if index % 100 == 99 { log("loaded \(index + 1) users, \(loaded) samples") }
+    }
+    try connection.execute("VACUUM ANALYZE sleep_samples")
+    log(String(format: "load: %d samples in %.1f s", loaded, seconds(clock.now - loadStart)))
+
+    // (a) the floor: every sample out through COPY, discarded.
+    var floorRows = 0
+    var floorBytes = 0
+    let floorStart = clock.now
+    floorRows = try connection.copyOut(
+        "COPY (SELECT user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset FROM sleep_samples) TO STDOUT"
+    ) { buffer in floorBytes += buffer.count }
+    let floor = seconds(clock.now - floorStart)
+    log(String(format: "(a) COPY out: %d rows, %d MB in %.2f s", floorRows, floorBytes >> 20, floor))
+
+    // (b) rollup --all.
+    let nowB = Int64(lastEvening.adding(days: 1).daysSinceEpoch) * 86_400 + 12 * 3_600
+    let connect: @Sendable () throws -> Connection = { try Connection(conninfo: conninfo) }
+    let fullStart = clock.now
+    let full = try RollupRunner(
+        settings: RollupSettings(isFullRebuild: true, workers: settings.workers), connect: connect
+    ).run(now: nowB)
+    let fullSeconds = seconds(clock.now - fullStart)
+    log(
+        String(
+            format: "(b) rollup --all: %d users, %d samples read, %d nights, %d summaries in %.2f s; peak RSS %.0f MB",
+            full.usersDone, full.samplesRead, full.nightsWritten, full.summariesWritten, fullSeconds,
+            peakResidentMegabytes()))
+
+    // (c) one new night per user, then the nightly run the next day.
+    let newEvening = lastEvening.adding(days: 1)
+    var newSamples = 0
+    for (index, id) in ids.enumerated() {
+        let samples = unique(generator.samples(forUser: index, from: newEvening, through: newEvening))
+        // Drop what the earlier load already holds (a night's samples can repeat the
+        // previous evening's key only if they are identical).
+        try connection.transaction { connection in
+            try connection.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS incoming (LIKE sleep_samples) ON COMMIT DELETE ROWS")
+            try connection.copyIn(
+                "COPY incoming (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset) FROM STDIN"
+            ) { writer in
+                for sample in samples {
+                    try writer.writeRow([
+                        .int64(id), .text(sample.source), .timestamp(epochSeconds: sample.start),
+                        .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
+                        sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
+                    ] as [SQLValue?])
+                }
+            }
+            try connection.execute("INSERT INTO sleep_samples SELECT * FROM incoming ON CONFLICT DO NOTHING")
+            try connection.execute(
+                "UPDATE rollup_state SET dirty_from = LEAST(dirty_from, $2) WHERE user_id = $1",
+                [.int64(id), .date(newEvening)])
+        }
+        newSamples += samples.count
+    }
+    let nowC = nowB + 86_400
+    let nightlyStart = clock.now
+    let nightly = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
+        now: nowC)
+    let nightlySeconds = seconds(clock.now - nightlyStart)
+    log(
+        String(
+            format: "(c) nightly: %d new samples; %d users, %d samples read, %d nights written in %.2f s; peak RSS %.0f MB",
+            newSamples, nightly.usersDone, nightly.samplesRead, nightly.nightsWritten, nightlySeconds,
+            peakResidentMegabytes()))
+
+    for run in 0..<settings.extraNightlyRuns {
+        let start = clock.now
+        let report = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
+            now: nowC + Int64(run + 1) * 86_400)
+        log(String(format: "extra nightly run %d: %d users in %.2f s", run + 1, report.usersDone, seconds(clock.now - start)))
+    }
+
+    print("users  days  samples     workers  (a) COPY s  (b) --all s  b/a    (c) nightly s  c/b     peak RSS MB")
+    print(
+        String(
+            format: "%5d  %4d  %10d  %7d  %10.2f  %11.2f  %5.2f  %13.2f  %5.1f%%  %11.0f", settings.users,
+            settings.days, loaded, settings.workers, floor, fullSeconds, fullSeconds / floor, nightlySeconds,
+            100 * nightlySeconds / fullSeconds, peakResidentMegabytes()))
+}
+
+do {
+    try main()
+} catch {
+    log("rollup-benchmark: \(error)")
+    exit(1)
+}

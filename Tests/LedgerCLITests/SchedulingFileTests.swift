@@ -1,0 +1,105 @@
+import Foundation
+import LedgerTestSupport
+import Testing
+
+@Suite("Scheduling files: crontab line and systemd units")
+struct SchedulingFileTests {
+    static func file(_ path: String) throws -> String {
+        try String(contentsOfFile: TestDatabase.repositoryRoot + "/" + path, encoding: .utf8)
+    }
+
+    /// Whether `field` is a valid cron time field for values `range` (`*`, `*/n`, `a`,
+    /// `a-b`, `a-b/n`, comma lists).
+    static func isValidCronField(_ field: String, _ range: ClosedRange<Int>) -> Bool {
+        field.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { item in
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count) else { return false }
+            if parts.count == 2 { guard let step = Int(parts[1]), step >= 1 else { return false } }
+            if parts[0] == "*" { return true }
+            let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard (1...2).contains(bounds.count), bounds.allSatisfy({ $0.map(range.contains) == true }) else {
+                return false
+            }
+            return bounds.count == 1 || (bounds[0] ?? 0) <= (bounds[1] ?? 0)
+        }
+    }
+
+    @Test(
+        "the cron field check accepts and refuses what cron does",
+        arguments: [
+            ("17", 0...59, true), ("*/15", 0...59, true), ("1-5", 0...6, true), ("0,30", 0...59, true),
+            ("60", 0...59, false), ("5-1", 0...23, false), ("*/0", 0...59, false), ("", 0...59, false),
+            ("a", 0...59, false),
+        ])
+    func cronFieldCheck(field: String, range: ClosedRange<Int>, valid: Bool) {
+        #expect(Self.isValidCronField(field, range) == valid)
+    }
+
+    @Test("deploy/cron/sleepledger has one job line: five time fields, the user, a locked rollup command")
+    func crontabLine() throws {
+        let lines = try Self.file("deploy/cron/sleepledger").split(separator: "\n").map(String.init)
+        let jobs = lines.filter { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return false }
+            // NAME=value lines set the environment.
+            return trimmed.range(of: #"^[A-Za-z_][A-Za-z0-9_]*="#, options: .regularExpression) == nil
+        }
+        #expect(jobs.count == 1)
+        let fields = try #require(jobs.first).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        try #require(fields.count >= 7)
+        let ranges = [0...59, 0...23, 1...31, 1...12, 0...7]
+        for (field, range) in zip(fields.prefix(5), ranges) {
+            #expect(Self.isValidCronField(field, range), "bad time field \(field)")
+        }
+        #expect(fields[5] == "sleepledger")
+        let command = fields.dropFirst(6).joined(separator: " ")
+        #expect(command.hasPrefix("flock -n -E 75 "))
+        #expect(command.contains("sleepledger rollup"))
+        #expect(try Self.file("deploy/cron/sleepledger").hasSuffix("\n"))  // cron ignores an unterminated last line
+    }
+
+    @Test("the service is a hardened oneshot for the dedicated user; the timer is nightly and persistent")
+    func unitSettings() throws {
+        let service = try Self.file("deploy/systemd/sleepledger-rollup.service")
+        for setting in [
+            "Type=oneshot", "User=sleepledger", "NoNewPrivileges=yes", "ProtectSystem=strict",
+            "ReadWritePaths=/var/lib/sleepledger", "ProtectHome=yes", "PrivateTmp=yes", "SuccessExitStatus=75",
+            "KillSignal=SIGTERM", "ExecStart=/usr/local/bin/sleepledger rollup", "CapabilityBoundingSet=",
+        ] {
+            #expect(service.split(separator: "\n").contains { $0 == setting }, "missing \(setting)")
+        }
+        let timer = try Self.file("deploy/systemd/sleepledger-rollup.timer")
+        #expect(timer.contains("OnCalendar=*-*-* 03:17:00"))
+        #expect(timer.contains("Persistent=true"))
+        #expect(timer.contains("WantedBy=timers.target"))
+    }
+
+    @Test("systemd-analyze verify accepts the units (when systemd-analyze is installed)")
+    func systemdVerify() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("units-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // verify checks that ExecStart exists: point it at the built executable.
+        let built = builtProductsDirectory().appendingPathComponent("sleepledger").path
+        let service = try Self.file("deploy/systemd/sleepledger-rollup.service")
+            .replacingOccurrences(of: "/usr/local/bin/sleepledger", with: built)
+        try service.write(to: folder.appendingPathComponent("sleepledger-rollup.service"), atomically: true, encoding: .utf8)
+        try Self.file("deploy/systemd/sleepledger-rollup.timer").write(
+            to: folder.appendingPathComponent("sleepledger-rollup.timer"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: analyze)
+        process.arguments = [
+            "verify", "--man=no", folder.appendingPathComponent("sleepledger-rollup.service").path,
+            folder.appendingPathComponent("sleepledger-rollup.timer").path,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+    }
+}
