@@ -7,7 +7,9 @@
 #   sleepledger import --user <fresh> FILE    (reading, hashing, COPY, merge, commit)
 # against a throwaway embedded PostgreSQL cluster under a temporary SLEEPLEDGER_HOME, with
 # a fresh user per run so every run inserts everything. Wall time and peak RSS come from
-# /usr/bin/time -v. Prints throughput (MB of XML per second for zip and XML runs, MB of
+# /usr/bin/time -v; CPU seconds of the import process (user + sys) and of its server
+# backend (the postmaster's reaped children, from /proc) are printed too, as they vary
+# far less than wall time on a shared machine. Prints throughput (MB of XML per second for zip and XML runs, MB of
 # input for CSV) and the ratio import speed / bsdtar speed.
 #
 # Usage: Benchmarks/import-benchmark.sh [--runs N] [--keep DIR] [--kinds "zip xml"] [--no-csv] [SIZE...]
@@ -15,7 +17,9 @@
 #   --keep DIR reuses/keeps generated exports in DIR (they take a while to write);
 #   --kinds limits the XML inputs timed (default "zip xml"); --no-csv skips the CSV runs.
 #   SLEEPLEDGER_MIGRATIONS, when set, is the migrations folder the cluster is built from
-#   (e.g. a copy without the newest migration, to time a schema change with one binary).
+#   (e.g. a copy without the newest migration, to time a schema change with one binary);
+#   IMPORT_BENCHMARK_BIN, when set, is the folder of the sleepledger and make-export to
+#   time instead of this checkout's release build (e.g. an older build, for A/B runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,9 +43,13 @@ need() { command -v "$1" >/dev/null 2>&1 || { apt-get update -qq && apt-get inst
 need bsdtar libarchive-tools
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 
-swift build -c release --product sleepledger >/dev/null
-swift build -c release --product make-export >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+if [ -n "${IMPORT_BENCHMARK_BIN:-}" ]; then
+  bin="$IMPORT_BENCHMARK_BIN"
+else
+  swift build -c release --product sleepledger >/dev/null
+  swift build -c release --product make-export >/dev/null
+  bin="$(swift build -c release --show-bin-path)"
+fi
 
 work="$(mktemp -d /tmp/sleepledger-bench.XXXXXX)"
 chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
@@ -56,7 +64,13 @@ cleanup() {
 trap cleanup EXIT
 "$bin/sleepledger" db start >/dev/null
 
-# measure LABEL COMMAND...: sets seconds and rss_mb from /usr/bin/time -v.
+# CPU seconds the server's finished children used (the import's backend, once it exits):
+# utime + stime of reaped children of the postmaster, from /proc (clock ticks).
+postmaster_pid="$(head -1 "$(find "$SLEEPLEDGER_HOME" -name postmaster.pid | head -1)")"
+ticks="$(getconf CLK_TCK)"
+server_cpu() { awk -v t="$ticks" '{ print ($16 + $17) / t }' "/proc/$postmaster_pid/stat"; }
+
+# measure LABEL COMMAND...: sets seconds, rss_mb and client_cpu (user + sys) from /usr/bin/time -v.
 measure() {
   local label="$1"; shift
   if ! /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt"; then
@@ -66,6 +80,7 @@ measure() {
   wall="$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")"
   seconds="$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')"
   rss_mb="$(awk '/Maximum resident set size/ { printf "%.1f", $6 / 1024 }' "$work/time.txt")"
+  client_cpu="$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")"
 }
 
 user_number=0
@@ -75,7 +90,8 @@ fresh_user() {
   "$bin/sleepledger" user add "$user" --time-zone Europe/Amsterdam >/dev/null
 }
 
-printf '%-8s %-5s %3s %9s %9s %10s %9s %8s\n' size kind run bsdtar_s import_s import_MB/s ratio rss_MB
+printf '%-8s %-5s %3s %9s %9s %10s %9s %8s %9s %9s\n' size kind run bsdtar_s import_s import_MB/s ratio rss_MB \
+  client_cpu server_cpu
 for size in "${sizes[@]}"; do
   zip="$data/export-$size.zip"; xml="$data/export-$size.xml"
   [ -s "$zip" ] || "$bin/make-export" --size "$size" --seed 1 --format zip --output "$zip" >/dev/null
@@ -87,10 +103,12 @@ for size in "${sizes[@]}"; do
       measure bsdtar bsdtar -xOf "$zip"
       bsdtar_seconds="$seconds"
       fresh_user
+      server_before="$(server_cpu)"
       measure import "$bin/sleepledger" import --quiet --user "$user" "$file"
-      printf '%-8s %-5s %3s %9.2f %9.2f %10.1f %9.2f %8s\n' "$size" "$kind" "$run" "$bsdtar_seconds" "$seconds" \
+      server_seconds="$(awk -v a="$server_before" -v b="$(server_cpu)" 'BEGIN { printf "%.2f", b - a }')"
+      printf '%-8s %-5s %3s %9.2f %9.2f %10.1f %9.2f %8s %9s %9s\n' "$size" "$kind" "$run" "$bsdtar_seconds" "$seconds" \
         "$(awk -v m="$xml_mb" -v s="$seconds" 'BEGIN { print m / s }')" \
-        "$(awk -v b="$bsdtar_seconds" -v s="$seconds" 'BEGIN { print b / s }')" "$rss_mb"
+        "$(awk -v b="$bsdtar_seconds" -v s="$seconds" 'BEGIN { print b / s }')" "$rss_mb" "$client_cpu" "$server_seconds"
     done
   done
 done
