@@ -1,10 +1,11 @@
+import Foundation
 import Glibc
 
 /// The SleepLedger database roles: `sleepledger_owner` (owns the tables),
 /// `sleepledger_app` (reads and writes rows) and `sleepledger_readonly` (reads only).
 ///
-/// ``script`` is the text of `deploy/postgres/roles.sql`, kept in the binary so the
-/// embedded cluster needs no files beside the program (a test checks the two match).
+/// The roles themselves are defined in `deploy/postgres/roles.sql`, read from beside the
+/// migrations folder like the migrations are (``script(migrationsFolder:)``).
 public enum DatabaseRoles {
     /// The role that owns the tables.
     public static let owner = "sleepledger_owner"
@@ -18,9 +19,9 @@ public enum DatabaseRoles {
     /// serialization failure, deadlock, and "tuple concurrently updated" (XX000).
     static let retriedStates: Set<String> = ["23505", "42710", "40001", "40P01", "XX000"]
 
-    /// Applies ``script`` (idempotent; needs a superuser or CREATEROLE). The script runs as
-    /// one transaction; a collision with a concurrent run is retried up to four times.
-    public static func apply(on connection: Connection) throws {
+    /// Applies the roles script (idempotent; needs a superuser or CREATEROLE). The script runs
+    /// as one transaction; a collision with a concurrent run is retried up to four times.
+    public static func apply(on connection: Connection, script: String) throws {
         var attempt = 0
         while true {
             do {
@@ -33,110 +34,17 @@ public enum DatabaseRoles {
         }
     }
 
-    /// The text of `deploy/postgres/roles.sql`.
-    public static let script = #"""
-        -- SleepLedger database roles. Idempotent: `sleepledger migrate` applies it on the
-        -- embedded cluster every time; on an external server run it as a superuser (or a role
-        -- with CREATEROLE) in the SleepLedger database:  psql -d sleepledger -f roles.sql
-        --
-        --   sleepledger_owner     NOLOGIN. Owns the tables: after migrations (which run as the
-        --                         connecting user) this script hands their tables to it.
-        --   sleepledger_app       LOGIN, no password. Reads and writes rows (SELECT, INSERT,
-        --                         UPDATE, DELETE); cannot change the schema.
-        --   sleepledger_readonly  LOGIN, no password. SELECT only, and its sessions start
-        --                         read-only. The missing privileges, not the setting, are what
-        --                         stop writes (the setting can be changed by the session).
-        --
-        -- Give people or services access by granting a role to a login role of their own, or set
-        -- a password: ALTER ROLE sleepledger_readonly PASSWORD '...';
-        -- Note: ALTER ROLE ... SET applies when logging in as that role, not through membership.
-
-        -- The whole script is one transaction (one simple query). Runs against the same database
-        -- wait for each other here (advisory lock key "SLROLES"); runs against different databases
-        -- of one cluster may still collide on the cluster-wide role catalog the very first time,
-        -- and DatabaseRoles.apply retries those.
-        SELECT pg_advisory_xact_lock(23446339468412243);
-
-        DO $$
-        BEGIN
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
-                BEGIN
-                    CREATE ROLE sleepledger_owner NOLOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-                END;
-            END IF;
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_app') THEN
-                BEGIN
-                    CREATE ROLE sleepledger_app LOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-                END;
-            END IF;
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_readonly') THEN
-                BEGIN
-                    CREATE ROLE sleepledger_readonly LOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-                END;
-            END IF;
-            IF NOT EXISTS (
-                SELECT FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
-                WHERE r.rolname = 'sleepledger_readonly' AND s.setdatabase = 0
-                  AND 'default_transaction_read_only=on' = ANY (s.setconfig)
-            ) THEN
-                ALTER ROLE sleepledger_readonly SET default_transaction_read_only = on;
-            END IF;
-            EXECUTE format('GRANT CONNECT ON DATABASE %I TO sleepledger_app, sleepledger_readonly', current_database());
-        END
-        $$;
-
-        GRANT USAGE, CREATE ON SCHEMA public TO sleepledger_owner;
-        GRANT USAGE ON SCHEMA public TO sleepledger_app, sleepledger_readonly;
-
-        -- Tables that exist now belong to sleepledger_owner (migrations run as whoever connects,
-        -- for the embedded cluster its superuser; this hands their tables over afterwards).
-        DO $$
-        DECLARE
-            relation record;
-        BEGIN
-            IF pg_has_role(current_user, 'sleepledger_owner', 'MEMBER') THEN
-                FOR relation IN
-                    SELECT c.oid::regclass AS name
-                    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
-                      AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
-                LOOP
-                    EXECUTE format('ALTER TABLE %s OWNER TO sleepledger_owner', relation.name);
-                END LOOP;
-            END IF;
-        END
-        $$;
-
-        -- Tables and sequences that exist now.
-        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO sleepledger_app;
-        GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO sleepledger_app;
-        GRANT SELECT ON ALL TABLES IN SCHEMA public TO sleepledger_readonly;
-
-        -- The schema version table is the migrator's: the application only reads it.
-        DO $$
-        BEGIN
-            IF to_regclass('public.schema_migrations') IS NOT NULL THEN
-                REVOKE INSERT, UPDATE, DELETE ON public.schema_migrations FROM sleepledger_app;
-            END IF;
-        END
-        $$;
-
-        -- Tables and sequences that later migrations create, as sleepledger_owner or as the
-        -- user running this script, are usable before this script runs again.
-        ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
-            GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sleepledger_app;
-        ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
-            GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_app;
-        ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
-            GRANT SELECT ON TABLES TO sleepledger_readonly;
-        ALTER DEFAULT PRIVILEGES IN SCHEMA public
-            GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sleepledger_app;
-        ALTER DEFAULT PRIVILEGES IN SCHEMA public
-            GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_app;
-        ALTER DEFAULT PRIVILEGES IN SCHEMA public
-            GRANT SELECT ON TABLES TO sleepledger_readonly;
-        """#
+    /// Reads `roles.sql` from beside a migrations folder: `<folder>/../deploy/postgres/roles.sql`
+    /// in a checkout, `<folder>/../roles.sql` in an installed `share/sleepledger/`. Throws
+    /// `migrationFailed` naming the places looked at when neither exists.
+    public static func script(migrationsFolder folder: String) throws -> String {
+        let parent = (folder as NSString).deletingLastPathComponent
+        let candidates = [parent + "/deploy/postgres/roles.sql", parent + "/roles.sql"]
+        for path in candidates {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) { return text }
+        }
+        throw StoreError(
+            .migrationFailed, "cannot find roles.sql",
+            detail: "looked at " + candidates.joined(separator: " and "))
+    }
 }

@@ -23,9 +23,14 @@ public struct Migrator: Sendable {
         self.migrations = sorted
     }
 
+    /// The folder the migrations were loaded from, when they came from one; `roles.sql` is
+    /// found beside it.
+    public private(set) var folder: String?
+
     /// Loads the `NNNN_name.sql` files of `folder` (see ``locateMigrationsFolder(environment:executablePath:currentDirectory:)``).
     public init(folder: String) throws {
         try self.init(migrations: Migration.load(folder: folder))
+        self.folder = folder
     }
 
     /// The highest version this program knows; 0 without migrations.
@@ -114,11 +119,14 @@ public struct Migrator: Sendable {
         return done
     }
 
-    /// Creates the SleepLedger roles and grants (``DatabaseRoles/script``, the text of
-    /// `deploy/postgres/roles.sql`). Idempotent; needs a superuser or CREATEROLE. Run it
-    /// after ``migrate(on:)`` so the grants and table ownership cover the new tables.
+    /// Creates the SleepLedger roles and grants (`deploy/postgres/roles.sql`, found beside
+    /// the migrations folder). Idempotent; needs a superuser or CREATEROLE. Run it after
+    /// ``migrate(on:)`` so the grants and table ownership cover the new tables.
     public func applyRoles(on connection: Connection) throws {
-        try DatabaseRoles.apply(on: connection)
+        guard let folder else {
+            throw StoreError(.invalidUse, "roles.sql is found beside a migrations folder; this migrator has none")
+        }
+        try DatabaseRoles.apply(on: connection, script: DatabaseRoles.script(migrationsFolder: folder))
     }
 
     private func appliedVersions(on connection: Connection) throws -> [Int: (name: String, appliedAt: Int64?)] {

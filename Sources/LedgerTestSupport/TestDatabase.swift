@@ -101,7 +101,8 @@ public enum TestDatabase {
     /// Applies the roles script, one test at a time: `CREATE ROLE` and `ALTER ROLE` touch
     /// cluster-wide catalogs, where concurrent runs can collide.
     public static func applyRoles(on connection: Connection) throws {
-        try rolesApplied.withLock { _ in try DatabaseRoles.apply(on: connection) }
+        let script = try DatabaseRoles.script(migrationsFolder: migrationsFolder)
+        try rolesApplied.withLock { _ in try DatabaseRoles.apply(on: connection, script: script) }
     }
 
     /// Drops a database made by ``fresh()`` (ending its sessions first).

@@ -5,14 +5,15 @@ import Testing
 
 @Suite("Database roles")
 struct RoleTests {
-    @Test("deploy/postgres/roles.sql and the script built into LedgerStore are the same text")
-    func scriptMatchesFile() throws {
-        let file = try String(
-            contentsOfFile: TestDatabase.repositoryRoot + "/deploy/postgres/roles.sql", encoding: .utf8)
-        #expect(
-            file.trimmingCharacters(in: .whitespacesAndNewlines)
-                == DatabaseRoles.script.trimmingCharacters(in: .whitespacesAndNewlines),
-            "regenerate Sources/LedgerStore/DatabaseRoles.swift from deploy/postgres/roles.sql")
+    @Test("roles.sql is read from beside the migrations folder, and its absence is named")
+    func scriptIsFoundBesideTheMigrations() throws {
+        let script = try DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder)
+        #expect(script.contains("CREATE ROLE sleepledger_readonly") || script.contains("sleepledger_readonly"))
+        let error = #expect(throws: StoreError.self) {
+            try DatabaseRoles.script(migrationsFolder: "/nonexistent/sleepledger/migrations")
+        }
+        #expect(error?.kind == .migrationFailed)
+        #expect(error?.detail?.contains("/nonexistent/sleepledger/deploy/postgres/roles.sql") == true)
     }
 
     @Test("the read-only role cannot write even after SET TRANSACTION READ WRITE")
@@ -128,7 +129,9 @@ struct RoleTests {
                             continuation.resume(
                                 with: Result {
                                     let connection = try Connection(conninfo: conninfo)
-                                    try DatabaseRoles.apply(on: connection)
+                                    try DatabaseRoles.apply(
+                                        on: connection,
+                                        script: DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder))
                                     return true
                                 })
                         }
