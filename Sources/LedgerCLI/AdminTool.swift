@@ -29,11 +29,8 @@ public enum AdminTool {
     /// Runs one invocation; `arguments` excludes the program name. Never throws: errors
     /// are one line on standard error and an exit code.
     public static func run(arguments: [String], environment: [String: String], console: Console) -> ExitCode {
-        do {
+        SleepLedgerTool.reporting(program: "sleepledger-admin", console: console) {
             try dispatch(arguments, environment: environment, console: console)
-            return .success
-        } catch {
-            return report(error, console: console)
         }
     }
 
@@ -75,21 +72,5 @@ public enum AdminTool {
         let context = AdminContext(
             connection: connection, console: console, style: AdminStyle(console: console, environment: environment))
         try connection.readOnlyTransaction { _ in try command.run(context) }
-    }
-
-    /// Prints an error as one line starting with `sleepledger-admin:` and returns its code.
-    static func report(_ error: any Error, console: Console) -> ExitCode {
-        switch error {
-        case let error as CLIError:
-            console.note("sleepledger-admin: \(error.message)")
-            if let help = error.help { console.note("\n" + help) }
-            return error.exitCode
-        case let error as StoreError:
-            console.note("sleepledger-admin: " + SleepLedgerTool.oneLine(error.description))
-            return error.exitCode
-        default:
-            console.note("sleepledger-admin: internal error: \(error)")
-            return .internalError
-        }
     }
 }

@@ -27,11 +27,19 @@ public enum SleepLedgerTool {
     public static func run(arguments: [String], environment: [String: String], console: Console)
         -> ExitCode
     {
-        do {
+        reporting(program: "sleepledger", console: console) {
             try dispatch(arguments, environment: environment, console: console)
+        }
+    }
+
+    /// Runs `body` and maps what it throws to an exit code, printing the error as one line
+    /// that starts with `program:` (shared by both executables).
+    static func reporting(program: String, console: Console, _ body: () throws -> Void) -> ExitCode {
+        do {
+            try body()
             return .success
         } catch {
-            return report(error, console: console)
+            return report(error, program: program, console: console)
         }
     }
 
@@ -68,17 +76,17 @@ public enum SleepLedgerTool {
     }
 
     /// Prints an error the way every SleepLedger tool does and returns its exit code.
-    static func report(_ error: any Error, console: Console) -> ExitCode {
+    static func report(_ error: any Error, program: String = "sleepledger", console: Console) -> ExitCode {
         switch error {
         case let error as CLIError:
-            console.note("sleepledger: \(error.message)")
+            console.note("\(program): \(error.message)")
             if let help = error.help { console.note("\n" + help) }
             return error.exitCode
         case let error as StoreError:
-            console.note("sleepledger: " + oneLine(error.description))
+            console.note("\(program): " + oneLine(error.description))
             return error.exitCode
         default:
-            console.note("sleepledger: internal error: \(error)")
+            console.note("\(program): internal error: \(error)")
             return .internalError
         }
     }
