@@ -190,11 +190,20 @@ final class HealthXMLScanner {
                 }
                 index = try endTag(buffer, at: open, close: close)
             } else {
-                let wantsType = capture == nil && depth == 1
-                guard let tag = StartTag(buffer, at: open, wantsTypeOf: wantsType ? Self.recordName : nil)
-                else {
+                let wantedName = capture == nil && depth == 1 ? Self.recordName : nil
+                guard var tag = StartTag(buffer, at: open, wantsTypeOf: wantedName) else {
                     try checkTagLength(buffer, at: open)
                     return
+                }
+                if !tag.isExact, let typeRange = tag.typeRange,
+                    Self.isSleepType(UnsafeRawBufferPointer(rebasing: buffer[typeRange]))
+                {
+                    // A sleep record's start tag is judged by the exact reader.
+                    guard let exact = StartTag(exact: buffer, at: open, wantsTypeOf: wantedName) else {
+                        try checkTagLength(buffer, at: open)
+                        return
+                    }
+                    tag = exact
                 }
                 index = try startTag(tag, buffer, at: open)
             }
@@ -326,8 +335,9 @@ final class HealthXMLScanner {
         if var collected = capture {
             var nameEnd = open + 2
             while nameEnd < close, !ByteSearch.isSpace(buffer[nameEnd]) { nameEnd += 1 }
-            let name = Array(UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd]))
-            if collected.openElements.last == name {
+            if let expected = collected.openElements.last,
+                ByteSearch.equals(expected, in: buffer, from: open + 2, to: nameEnd)
+            {
                 collected.openElements.removeLast()
                 if collected.openElements.isEmpty {
                     capture = nil
@@ -340,6 +350,7 @@ final class HealthXMLScanner {
             }
             // Broken markup inside a sleep record: reject it and carry on at this end tag,
             // unless the tag is the record's own end.
+            let name = Array(UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd]))
             capture = nil
             let expected = String(decoding: collected.openElements.last ?? [], as: UTF8.self)
             onBrokenSleepRecord(
@@ -430,7 +441,7 @@ final class HealthXMLScanner {
     /// entity references the way an XML parser would.
     static func isSleepType(_ raw: UnsafeRawBufferPointer) -> Bool {
         if ByteSearch.equals(sleepType, in: raw, from: 0, to: raw.count) { return true }
-        guard raw.contains(UInt8(ascii: "&")) else { return false }
+        guard ByteSearch.first(UInt8(ascii: "&"), in: raw, from: 0, to: raw.count) != nil else { return false }
         return XMLText.decodeReferences(Array(raw)) == sleepType
     }
 

@@ -1,8 +1,15 @@
 /// One XML start tag read from raw bytes: its name, where it ends, whether it closes
 /// itself and, for the element asked about, where its `type` attribute value lies.
 ///
-/// Attribute values are skipped with `memchr` for their closing quote, so `>` or any
-/// text inside a value never ends the tag early.
+/// Two readers give the same answer for well-formed XML. ``init(_:at:wantsTypeOf:)``
+/// first tries the fast one, made for the tags of an export (every value in double
+/// quotes, `type` first on a `Record`): it reads the name and, when wanted, a leading
+/// `type="..."`, then finds the end as the first `>` with an even number of `"` before
+/// it, counting quotes a machine word at a time. A `'` anywhere in the tag sends it to
+/// the exact reader, which walks every attribute (values skipped with `memchr` for their
+/// closing quote), so `>` or any text inside a value never ends the tag early either way.
+/// Only the exact reader judges whether the attributes are well-formed
+/// (``isMalformed``); ``isExact`` says which reader answered.
 struct StartTag {
     /// Window indices of the element name.
     var nameRange: Range<Int>
@@ -15,11 +22,128 @@ struct StartTag {
     /// Raw bytes of the first `type` attribute value, when asked for and present.
     var typeRange: Range<Int>?
     /// Whether something other than `name="value"` pairs was met (not well-formed).
+    /// Always `false` from the fast reader, which does not look.
     var isMalformed: Bool
+    /// Whether the exact reader (every attribute walked) produced this value.
+    var isExact: Bool
 
-    /// Reads the tag starting at `open` (the `<`). Returns `nil` when the buffer ends
-    /// before the tag does. `wantsTypeOf` names the element whose `type` is wanted.
+    /// Reads the tag starting at `open` (the `<`), fast when it can. Returns `nil` when
+    /// the buffer ends before the tag does. `wantsTypeOf` names the element whose `type`
+    /// is wanted.
     init?(_ buffer: UnsafeRawBufferPointer, at open: Int, wantsTypeOf wantedName: [UInt8]?) {
+        switch Self.fast(buffer, at: open, wantsTypeOf: wantedName) {
+        case .tag(let tag): self = tag
+        case .needsMoreBytes: return nil
+        case .needsExactReader: self.init(exact: buffer, at: open, wantsTypeOf: wantedName)
+        }
+    }
+
+    private enum FastResult {
+        case tag(StartTag)
+        case needsMoreBytes
+        case needsExactReader
+    }
+
+    private static let typeAttributeOpen = Array(" type=\"".utf8)
+
+    /// The fast reader: name, a leading ` type="..."` when wanted, then the first `>`
+    /// after an even number of `"`. Gives up (``FastResult/needsExactReader``) at a `'`,
+    /// or when the wanted element does not start with ` type="`.
+    private static func fast(_ buffer: UnsafeRawBufferPointer, at open: Int, wantsTypeOf wantedName: [UInt8]?)
+        -> FastResult
+    {
+        let count = buffer.count
+        var index = open + 1
+        while index < count {
+            let byte = buffer[index]
+            if byte > 0x3E {
+                index += 1
+                continue
+            }
+            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
+                break
+            }
+            index += 1
+        }
+        guard index < count else { return .needsMoreBytes }
+        let nameRange = (open + 1)..<index
+        let isTypeWanted =
+            wantedName.map { ByteSearch.equals($0, in: buffer, from: open + 1, to: index) } ?? false
+        var typeRange: Range<Int>?
+        if isTypeWanted {
+            guard let hasType = ByteSearch.hasPrefix(typeAttributeOpen, in: buffer, at: index) else {
+                return .needsMoreBytes
+            }
+            guard hasType else { return .needsExactReader }
+            let valueStart = index + typeAttributeOpen.count
+            guard let close = ByteSearch.first(UInt8(ascii: "\""), in: buffer, from: valueStart, to: count) else {
+                return .needsMoreBytes
+            }
+            typeRange = valueStart..<close
+            index = close + 1
+        }
+        // Outside every value exactly when an even number of double quotes lies behind.
+        var isInsideValue = false
+        while true {
+            guard let close = ByteSearch.first(UInt8(ascii: ">"), in: buffer, from: index, to: count) else {
+                return .needsMoreBytes
+            }
+            let quotes = quoteParity(buffer, from: index, to: close)
+            if quotes.hasSingle { return .needsExactReader }
+            if quotes.isOdd { isInsideValue.toggle() }
+            if !isInsideValue {
+                let isSelfClosing = close > nameRange.upperBound && buffer[close - 1] == UInt8(ascii: "/")
+                return .tag(
+                    StartTag(
+                        nameRange: nameRange, end: close + 1, isSelfClosing: isSelfClosing,
+                        isTypeWanted: isTypeWanted, typeRange: typeRange, isMalformed: false, isExact: false))
+            }
+            index = close + 1
+        }
+    }
+
+    /// Whether `buffer[from..<to]` holds an odd number of `"`, and whether it holds any
+    /// `'`; sixteen bytes at a time (per-lane counts wrap at 256, which keeps parity).
+    @inline(__always)
+    static func quoteParity(_ buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> (isOdd: Bool, hasSingle: Bool) {
+        let doubleQuote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let singleQuote = SIMD16<UInt8>(repeating: UInt8(ascii: "'"))
+        let one = SIMD16<UInt8>(repeating: 1)
+        var doubleCounts = SIMD16<UInt8>(repeating: 0)
+        var singleSeen = SIMD16<UInt8>(repeating: 0)
+        var index = from
+        while index + 16 <= to {
+            let bytes = buffer.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            doubleCounts &+= one.replacing(with: 0, where: bytes .!= doubleQuote)
+            singleSeen |= one.replacing(with: 0, where: bytes .!= singleQuote)
+            index += 16
+        }
+        var isOdd = doubleCounts.wrappedSum() & 1 == 1
+        var hasSingle = singleSeen != SIMD16(repeating: 0)
+        while index < to {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") { isOdd.toggle() } else if byte == UInt8(ascii: "'") { hasSingle = true }
+            index += 1
+        }
+        return (isOdd, hasSingle)
+    }
+
+    private init(
+        nameRange: Range<Int>, end: Int, isSelfClosing: Bool, isTypeWanted: Bool, typeRange: Range<Int>?,
+        isMalformed: Bool, isExact: Bool
+    ) {
+        self.nameRange = nameRange
+        self.end = end
+        self.isSelfClosing = isSelfClosing
+        self.isTypeWanted = isTypeWanted
+        self.typeRange = typeRange
+        self.isMalformed = isMalformed
+        self.isExact = isExact
+    }
+
+    /// The exact reader: walks every attribute. Returns `nil` when the buffer ends before
+    /// the tag does. `wantsTypeOf` names the element whose `type` is wanted.
+    init?(exact buffer: UnsafeRawBufferPointer, at open: Int, wantsTypeOf wantedName: [UInt8]?) {
         let count = buffer.count
         var index = open + 1
         while index < count {
@@ -42,6 +166,7 @@ struct StartTag {
             } ?? false
         typeRange = nil
         isMalformed = false
+        isExact = true
         isSelfClosing = false
         end = count
         while true {
