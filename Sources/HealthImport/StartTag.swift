@@ -119,7 +119,8 @@ struct StartTag {
             index += 16
         }
         var isOdd = doubleCounts.wrappedSum() & 1 == 1
-        var hasSingle = singleSeen != SIMD16(repeating: 0)
+        // Lanes hold 0 or 1, so the sum cannot wrap (a lane-wise `!=` would loop).
+        var hasSingle = singleSeen.wrappedSum() != 0
         while index < to {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") { isOdd.toggle() } else if byte == UInt8(ascii: "'") { hasSingle = true }

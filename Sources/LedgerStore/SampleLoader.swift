@@ -3,12 +3,15 @@ import SleepCore
 /// Loads one import into PostgreSQL in a single transaction, so a run that fails or is
 /// killed stores nothing:
 ///
-/// 1. `BEGIN`; insert the run's `imports` row as `running`;
+/// 1. `BEGIN`; wait for the user's import lock (``importLockClass``); insert the run's
+///    `imports` row as `running`;
 /// 2. create a `TEMP` staging table (`ON COMMIT DROP`, no constraints or indexes);
 /// 3. `COPY` the samples into it while the caller's reader streams them (``SampleSink``);
 /// 4. `INSERT INTO sleep_samples ... SELECT ... FROM staging ON CONFLICT DO NOTHING`, so
 ///    samples already stored (or repeated within the input) add nothing; the difference
-///    between staged and inserted rows is the duplicate count. This runs in batches of
+///    between staged and inserted rows is the duplicate count (a batch that provably holds
+///    only new samples is appended without the per-row duplicate probe: see
+///    `StagingPipeline.mergeSQL`). This runs in batches of
 ///    about 512 KiB of COPY text while the input is still being read (`StagingPipeline`),
 ///    so the server's inserting overlaps the reading;
 /// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
@@ -24,6 +27,13 @@ public struct SampleLoader {
 
     /// Days subtracted from the earliest wake day touched when marking rollups dirty.
     public static let dirtyMarginDays = 1
+
+    /// First key of the transaction-level advisory lock an import holds on its user
+    /// (`pg_advisory_xact_lock(importLockClass, user id folded into int4)`): imports of
+    /// one user run one after the other (a second one waits for the first to commit or
+    /// roll back), imports of different users side by side. The merge relies on it:
+    /// no other transaction adds this user's samples while a batch is checked.
+    public static let importLockClass: Int32 = 0x534C_494D  // "SLIM"
 
     /// COPY text per batch merged while the input is still being read. Default 512 KiB
     /// (about 5 000 samples); tests use small values to exercise many batches.
@@ -45,6 +55,9 @@ public struct SampleLoader {
         let clock = ContinuousClock()
         let began = clock.now
         return try connection.transaction { connection in
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock($1::integer, ($2::bigint % 2147483647)::integer)",
+                [.int(Int(Self.importLockClass)), .int64(userID)], name: "imports.lockUser")
             let importID = try connection.execute(
                 """
                 INSERT INTO imports (user_id, file_name, from_standard_input, status)

@@ -89,7 +89,7 @@ struct ImportProcessTests {
                     """
                     SELECT (SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy)
                         + (SELECT count(*) FROM pg_stat_activity
-                            WHERE query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH inserted AS%')
+                            WHERE query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH batch AS%')
                     """
                 ).single().int(0) ?? 0
             if copied == 0 { usleep(50_000) }
@@ -106,7 +106,7 @@ struct ImportProcessTests {
                 try observer.execute(
                     """
                     SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (query LIKE 'COPY import_staging%'
-                        OR query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH inserted AS%')
+                        OR query LIKE 'TRUNCATE import_staging%' OR query LIKE 'WITH batch AS%')
                     """
                 ).single().int(0) ?? 0
             if busy > 0 { usleep(50_000) }

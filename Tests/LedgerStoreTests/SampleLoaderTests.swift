@@ -194,3 +194,169 @@ struct SampleLoaderBatchTests {
         #expect(outcome.inserted == 1)
     }
 }
+
+/// A batch is appended without the per-row duplicate probe only when it provably holds
+/// only new samples; every other batch is merged. Either way the stored rows and counts
+/// are those of `ON CONFLICT DO NOTHING`.
+@Suite("SampleLoader append or merge")
+struct SampleLoaderAppendTests {
+    static let morning = SampleLoaderTests.morning
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        /// Stored before the import under test.
+        let stored: [SleepSample]
+        let imported: [SleepSample]
+        let inserted: Int
+        /// Earliest wake day among the inserted samples (Berlin), before the margin. A
+        /// sample starting 8 h before 2024-03-01T06:00Z ends at 22:30Z, 23:30 in Berlin:
+        /// wake day 2024-02-29; one starting 50 h before ends 2024-02-28T04:30Z, 05:30 in Berlin.
+        let earliestWakeDay: LocalDate?
+    }
+
+    static func sample(_ source: String, hoursBefore start: Int64, minutes: Int64, _ stage: SleepStage = .core)
+        -> SleepSample
+    {
+        let begin = morning - start * 3600
+        return SleepSample(source: source, start: begin, end: begin + minutes * 60, stage: stage)
+    }
+
+    static let cases: [Case] = [
+        Case(
+            testDescription: "a first import: all new",
+            stored: [],
+            imported: [sample("Watch", hoursBefore: 8, minutes: 30), sample("Watch", hoursBefore: 7, minutes: 30)],
+            inserted: 2, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+        Case(
+            testDescription: "a key twice in the batch: merged, stored once",
+            stored: [],
+            imported: [sample("Watch", hoursBefore: 8, minutes: 30), sample("Watch", hoursBefore: 8, minutes: 30)],
+            inserted: 1, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+        Case(
+            testDescription: "another source at the stored times: merged, all new",
+            stored: [sample("Watch", hoursBefore: 8, minutes: 30), sample("Watch", hoursBefore: 7, minutes: 30)],
+            imported: [sample("iPhone", hoursBefore: 8, minutes: 30), sample("iPhone", hoursBefore: 7, minutes: 30)],
+            inserted: 2, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+        Case(
+            testDescription: "a stored sample inside the batch's span, keys all different",
+            stored: [sample("Watch", hoursBefore: 30, minutes: 30)],
+            imported: [sample("Watch", hoursBefore: 50, minutes: 30), sample("Watch", hoursBefore: 8, minutes: 30)],
+            inserted: 2, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 28)),
+        Case(
+            testDescription: "the same stage and instants as stored, another stage: new",
+            stored: [sample("Watch", hoursBefore: 8, minutes: 30, .core)],
+            imported: [sample("Watch", hoursBefore: 8, minutes: 30, .deep)],
+            inserted: 1, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+        Case(
+            testDescription: "stored before and after the batch's span: appended",
+            stored: [sample("Watch", hoursBefore: 80, minutes: 30), sample("Watch", hoursBefore: -20, minutes: 30)],
+            imported: [sample("Watch", hoursBefore: 8, minutes: 30), sample("Watch", hoursBefore: 7, minutes: 30)],
+            inserted: 2, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+        Case(
+            testDescription: "everything already stored",
+            stored: [sample("Watch", hoursBefore: 8, minutes: 30), sample("Watch", hoursBefore: 7, minutes: 30)],
+            imported: [sample("Watch", hoursBefore: 7, minutes: 30), sample("Watch", hoursBefore: 8, minutes: 30)],
+            inserted: 0, earliestWakeDay: nil),
+        Case(
+            testDescription: "one stored, one new after it",
+            stored: [sample("Watch", hoursBefore: 30, minutes: 30)],
+            imported: [sample("Watch", hoursBefore: 30, minutes: 30), sample("Watch", hoursBefore: 8, minutes: 30)],
+            inserted: 1, earliestWakeDay: LocalDate(year: 2024, month: 2, day: 29)),
+    ]
+
+    @Test(arguments: cases)
+    func storesWhatOnConflictDoNothingStores(_ example: Case) throws {
+        let (connection, user) = try SampleLoaderTests.setUp()
+        defer { connection.close() }
+        let loader = SampleLoader(connection: connection)
+        if !example.stored.isEmpty {
+            let first = try loader.load(
+                userID: user.id, userTimeZone: user.timeZoneIdentifier,
+                audit: SampleLoaderTests.audit(example.stored.count)
+            ) { sink in
+                for sample in example.stored { try sink.append(sample) }
+                return SampleLoaderTests.audit(example.stored.count)
+            }
+            #expect(first.inserted == example.stored.count)
+        }
+        let outcome = try loader.load(
+            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(example.imported.count)
+        ) { sink in
+            for sample in example.imported { try sink.append(sample) }
+            return SampleLoaderTests.audit(example.imported.count)
+        }
+        #expect(outcome.inserted == example.inserted)
+        #expect(outcome.duplicates == example.imported.count - example.inserted)
+        #expect(outcome.dirtyFrom == example.earliestWakeDay?.adding(days: -SampleLoader.dirtyMarginDays))
+        let keys = Set(
+            (example.stored + example.imported).map { "\($0.source)|\($0.start)|\($0.end)|\($0.stage.rawValue)" })
+        #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == keys.count)
+    }
+
+    /// Two imports of one user at the same time: the second waits for the first's
+    /// transaction (the user's import lock), then stores only what the first did not.
+    @Test(.timeLimit(.minutes(1))) func importsOfOneUserRunOneAfterTheOther() throws {
+        let database = try TestDatabase.migrated()
+        let setup = try Connection(conninfo: database.conninfo)
+        defer { setup.close() }
+        let user = try UserStore(connection: setup).add(handle: "anna", timeZone: "Europe/Berlin")
+        let shared = (0..<300).map { Self.sample("Watch", hoursBefore: Int64(600 - $0), minutes: 20) }
+        let later = (0..<100).map { Self.sample("Watch", hoursBefore: Int64(300 - $0), minutes: 20) }
+
+        let firstHasRows = DispatchSemaphore(value: 0)
+        let finishFirst = DispatchSemaphore(value: 0)
+        let firstDone = DispatchSemaphore(value: 0)
+        let conninfo = database.conninfo
+        let zone = user.timeZoneIdentifier
+        let userID = user.id
+        let firstResult = LockedBox<Result<ImportOutcome, any Error>?>(nil)
+        Thread {
+            let result = Result {
+                let connection = try Connection(conninfo: conninfo)
+                defer { connection.close() }
+                return try SampleLoader(connection: connection).load(
+                    userID: userID, userTimeZone: zone, audit: SampleLoaderTests.audit(shared.count)
+                ) { sink in
+                    for sample in shared { try sink.append(sample) }
+                    firstHasRows.signal()
+                    finishFirst.wait()
+                    return SampleLoaderTests.audit(shared.count)
+                }
+            }
+            firstResult.set(result)
+            firstDone.signal()
+        }.start()
+        firstHasRows.wait()
+
+        let second = try Connection(conninfo: database.conninfo)
+        defer { second.close() }
+        let secondStarted = Date()
+        Thread {
+            // Let the second import reach the lock before the first one commits.
+            usleep(300_000)
+            finishFirst.signal()
+        }.start()
+        let outcome = try SampleLoader(connection: second).load(
+            userID: user.id, userTimeZone: zone, audit: SampleLoaderTests.audit(shared.count + later.count)
+        ) { sink in
+            for sample in shared + later { try sink.append(sample) }
+            return SampleLoaderTests.audit(shared.count + later.count)
+        }
+        firstDone.wait()
+        let first = try #require(firstResult.get()).get()
+        #expect(Date().timeIntervalSince(secondStarted) >= 0.25, "the second import did not wait")
+        #expect(first.inserted == shared.count)
+        #expect(outcome.inserted == later.count)
+        #expect(outcome.duplicates == shared.count)
+        #expect(try setup.execute("SELECT count(*) FROM sleep_samples").single().int(0) == shared.count + later.count)
+    }
+}
+
+/// A value shared between the test's threads.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}
