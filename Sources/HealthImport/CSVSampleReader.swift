@@ -43,7 +43,31 @@ final class CSVSampleReader {
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
         }
         let delimiter = header.delimiter
-        while index < bytes.count {
+        let count = bytes.count
+        while index < count {
+            // Runs of ordinary bytes are copied at once: a byte at a time, the checks on
+            // this object's state would cost more than the rest of the row.
+            if isInQuotes && !isQuotePending {
+                let quote = ByteSearch.first(UInt8(ascii: "\""), in: bytes, from: index, to: count) ?? count
+                if quote > index {
+                    line += ByteSearch.countNewlines(in: bytes, from: index, to: quote)
+                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<quote]))
+                    index = quote
+                    continue
+                }
+            } else if !isInQuotes {
+                var runEnd = index
+                while runEnd < count {
+                    let byte = bytes[runEnd]
+                    if byte == delimiter || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: "\"") { break }
+                    runEnd += 1
+                }
+                if runEnd > index {
+                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<runEnd]))
+                    index = runEnd
+                    continue
+                }
+            }
             let byte = bytes[index]
             index += 1
             if isInQuotes {
@@ -133,7 +157,17 @@ final class CSVSampleReader {
 
     private func text(_ column: Int?) -> String? {
         guard let column, column < fields.count else { return nil }
-        return String(decoding: fields[column], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let field = fields[column]
+        // Spaces and tabs are trimmed byte by byte (Foundation's trimming costs more than
+        // the rest of the row); a field that starts or ends with another byte outside
+        // ASCII may hold other Unicode white space, which Foundation trims.
+        var start = field.startIndex
+        var end = field.endIndex
+        while start < end, field[start] == 0x20 || field[start] == 0x09 { start += 1 }
+        while end > start, field[end - 1] == 0x20 || field[end - 1] == 0x09 { end -= 1 }
+        let trimmed = String(decoding: field[start..<end], as: UTF8.self)
+        guard start < end, field[start] >= 0x80 || field[end - 1] >= 0x80 else { return trimmed }
+        return trimmed.trimmingCharacters(in: .whitespaces)
     }
 
     private func nonEmpty(_ column: Int?) -> String? {

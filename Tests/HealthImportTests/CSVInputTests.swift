@@ -70,6 +70,28 @@ struct CSVInputTests {
         #expect(outcome.report.rejected == 4)
     }
 
+    @Test func paddingIsTrimmedAndInnerQuotesKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Spaces, a tab and no-break spaces (U+00A0, U+3000) around values; a quote inside
+        // an unquoted field is an ordinary character.
+        let text =
+            "sourceName,startDate,endDate,value,timeZone\n"
+            + "  Anna's 5\" Watch\t, 2024-01-01 23:00:00 +0100 ,2024-01-02 06:00:00 +0100,"
+            + "\u{00A0}AsleepCore\u{3000},\u{00A0}Europe/Paris \n"
+        let path = try directory.write("samples.csv", text)
+        for chunkBytes in [1, 7, 1 << 20] {
+            let outcome = try readAll(.path(path), options: ReaderOptions(chunkBytes: chunkBytes))
+            #expect(
+                outcome.samples == [
+                    SleepSample(
+                        source: "Anna's 5\" Watch", start: night.start, end: night.end, stage: .core,
+                        timeZoneIdentifier: "Europe/Paris", printedUTCOffset: 3600)
+                ], "chunks of \(chunkBytes) bytes")
+            #expect(outcome.report.rejected == 0)
+        }
+    }
+
     @Test func unterminatedQuoteRejectsTheLastRow() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
