@@ -188,7 +188,13 @@ func main() throws {
     // Server CPU: every server process (local servers only).
     let backendPID = try connection.execute("SELECT pg_backend_pid()").first?.int(0).map { Int32($0) }
     let postmasterPID = backendPID.flatMap(parentProcessID(of:))
-    func serverCPU() -> Double? { postmasterPID.flatMap(serverCPUSeconds(postmaster:)) }
+    // Read half a second after a step, once the postmaster has reaped the step's backends
+    // (a backend reaped between reading the postmaster and listing its children would be
+    // missed).
+    func serverCPU() -> Double? {
+        usleep(500_000)
+        return postmasterPID.flatMap(serverCPUSeconds(postmaster:))
+    }
     func difference(_ before: Double?, _ after: Double?) -> Double? {
         guard let before, let after else { return nil }
         return after - before
@@ -197,6 +203,8 @@ func main() throws {
     // (a) the floor: every sample out through COPY, discarded.
     var floorRows = 0
     var floorBytes = 0
+    // A checkpoint before each timed step, so that none lands inside one by chance.
+    try connection.execute("CHECKPOINT")
     let floorClientBefore = clientCPUSeconds()
     let floorServerBefore = serverCPU()
     let floorStart = clock.now
@@ -211,6 +219,7 @@ func main() throws {
     // (b) rollup --all.
     let nowB = Int64(lastEvening.adding(days: 1).daysSinceEpoch) * 86_400 + 12 * 3_600
     let connect: @Sendable () throws -> Connection = { try Connection(conninfo: conninfo) }
+    try connection.execute("CHECKPOINT")
     let fullClientBefore = clientCPUSeconds()
     let fullServerBefore = serverCPU()
     let fullStart = clock.now
@@ -255,6 +264,7 @@ func main() throws {
         newSamples += samples.count
     }
     let nowC = nowB + 86_400
+    try connection.execute("CHECKPOINT")
     let nightlyClientBefore = clientCPUSeconds()
     let nightlyServerBefore = serverCPU()
     let nightlyStart = clock.now
@@ -270,6 +280,7 @@ func main() throws {
             peakResidentMegabytes()))
 
     for run in 0..<settings.extraNightlyRuns {
+        try connection.execute("CHECKPOINT")
         let clientBefore = clientCPUSeconds()
         let serverBefore = serverCPU()
         let start = clock.now

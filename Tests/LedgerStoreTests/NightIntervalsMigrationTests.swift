@@ -4,7 +4,7 @@ import Testing
 
 @testable import LedgerStore
 
-@Suite("Migration 0006: nights' asleep intervals as bigint[]")
+@Suite("Migration 0006 (rollup storage): nights' asleep intervals as bigint[]")
 struct NightIntervalsMigrationTests {
     @Test("nights stored as JSONB before 0006 read back with the same intervals after it")
     func convertsStoredNights() throws {
@@ -39,6 +39,17 @@ struct NightIntervalsMigrationTests {
         let stored = try connection.execute(
             "SELECT asleep_intervals::text FROM nights WHERE user_id = $1 ORDER BY wake_day", [.int64(user.id)])
         #expect(try stored.rows.map { try $0.string(0) } == ["{1743286500,1743300000,1743301800,1743313500}", "{}"])
+        // Summaries compress with lz4 where the server has it (the default pglz otherwise).
+        let hasLZ4 = try connection.execute(
+            "SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
+        ).first?.bool(0)
+        let compression = try connection.execute(
+            """
+            SELECT attcompression::text FROM pg_attribute
+            WHERE attrelid = 'summaries'::regclass AND attname = 'summary'
+            """
+        ).first?.string(0)
+        #expect(compression == (hasLZ4 == true ? "l" : ""))
         // An odd number of bounds is refused by the table.
         #expect(throws: StoreError.self) {
             try connection.execute(
