@@ -105,7 +105,7 @@ public struct NightStore {
     {
         let columns = NightStore.nightReadColumns.replacingOccurrences(
             of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END")
-        let result = try connection.execute(
+        let result = try connection.executePrepared(
             """
             SELECT \(columns) FROM nights
             WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)

@@ -75,7 +75,7 @@ public struct SummaryStore {
                 .json(try SummaryStore.jsonText(of: summary)), .timestamp(epochSeconds: computedAt),
             ]
         }
-        let result = try connection.execute(
+        let result = try connection.executePrepared(
             """
             INSERT INTO summaries AS s (user_id, horizon, as_of, debt_seconds, net_balance_seconds, severity,
                 score, grade, tracked_nights, last_night_wake_day, last_night_asleep_seconds, summary, computed_at)
