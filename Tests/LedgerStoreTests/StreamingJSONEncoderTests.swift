@@ -72,6 +72,14 @@ struct StreamingJSONEncoderTests {
         #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary == reference)
     }
 
+    @Test("integers at the ends of their ranges")
+    func integers() throws {
+        let signed = try StreamingJSONEncoder().encode([Int64.min, -1, 0, 7, Int64.max])
+        #expect(String(decoding: signed, as: UTF8.self) == "[-9223372036854775808,-1,0,7,9223372036854775807]")
+        let unsigned = try StreamingJSONEncoder().encode([UInt64.max, 0])
+        #expect(String(decoding: unsigned, as: UTF8.self) == "[18446744073709551615,0]")
+    }
+
     struct Nested: Encodable {
         enum Keys: CodingKey { case inner }
         func encode(to encoder: any Encoder) throws {
