@@ -5,8 +5,8 @@ public import SleepCore
 ///
 /// A night is one row with one column per field; its asleep intervals are a flat
 /// `bigint[]` (`{start,end,start,end,...}`, migration 0006) and its stage segments a
-/// compact JSON array (`[[stage, start, end], ...]`), both in epoch seconds. Writes go through `COPY`; call them inside the transaction that should make
-/// them visible.
+/// compact JSON array (`[[stage, start, end], ...]`), both in epoch seconds. Writes go
+/// through `COPY`; call them inside the transaction that should make them visible.
 public struct NightStore {
     /// The connection every call uses.
     public let connection: Connection
@@ -277,7 +277,9 @@ public struct NightStore {
                 guard digits > 0 else { throw malformed("asleep_intervals") }
                 bounds.append(negative ? -value : value)
                 if index < end {
-                    guard bytes[index] == UInt8(ascii: ","), index + 1 < end else { throw malformed("asleep_intervals") }
+                    guard bytes[index] == UInt8(ascii: ","), index + 1 < end else {
+                        throw malformed("asleep_intervals")
+                    }
                     index += 1
                 }
             }

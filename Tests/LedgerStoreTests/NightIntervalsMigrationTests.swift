@@ -68,7 +68,9 @@ struct NightIntervalsMigrationTests {
         #expect(spans.flatMap { [$0.start, $0.end] } == bounds)
     }
 
-    @Test("malformed interval arrays are refused", arguments: ["", "{", "{1}", "{1,}", "{,1}", "{1,2,3}", "[1,2]", "{1,x}", "{99999999999999999999,1}", "{NULL,1}"])
+    @Test(
+        "malformed interval arrays are refused",
+        arguments: ["", "{", "{1}", "{1,}", "{,1}", "{1,2,3}", "[1,2]", "{1,x}", "{99999999999999999999,1}", "{NULL,1}"])
     func refusesMalformed(text: String) {
         #expect(throws: StoreError.self) { try NightStore.intervals(fromArrayLiteral: text) }
     }
