@@ -60,6 +60,49 @@ func peakResidentMegabytes() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
+/// CPU seconds (user + system) this process has used so far.
+func clientCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The fields of /proc/PID/stat after the command name (field 3, the state, first).
+func processStatFields(_ pid: Int32) -> [Substring]? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return nil }
+    return text[text.index(after: close)...].split(separator: " ")
+}
+
+/// The parent process id of `pid` from /proc, `nil` when unreadable.
+func parentProcessID(of pid: Int32) -> Int32? {
+    processStatFields(pid).flatMap { $0.count > 1 ? Int32($0[1]) : nil }
+}
+
+/// CPU seconds (user + system) the server has used so far, from /proc (`nil` when
+/// unreadable, for example a remote server): the postmaster's own, its reaped children's
+/// (finished backends) and its live children's (backends, background processes).
+/// Counting live children too makes the figure independent of when a closed backend is
+/// reaped.
+func serverCPUSeconds(postmaster: Int32) -> Double? {
+    func field(_ fields: [Substring], _ n: Int) -> Double { fields.count > n - 3 ? Double(fields[n - 3]) ?? 0 : 0 }
+    guard let own = processStatFields(postmaster) else { return nil }
+    var ticks = field(own, 14) + field(own, 15) + field(own, 16) + field(own, 17)
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+        guard let pid = Int32(entry), let fields = processStatFields(pid), fields.count > 1,
+            Int32(fields[1]) == postmaster
+        else { continue }
+        ticks += field(fields, 14) + field(fields, 15)
+    }
+    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// "12.34" or "n/a".
+func formatted(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "n/a" }
+
 func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
@@ -142,24 +185,50 @@ func main() throws {
     try connection.execute("VACUUM ANALYZE sleep_samples")
     log(String(format: "load: %d samples in %.1f s", loaded, seconds(clock.now - loadStart)))
 
+    // Server CPU: every server process (local servers only).
+    let backendPID = try connection.execute("SELECT pg_backend_pid()").first?.int(0).map { Int32($0) }
+    let postmasterPID = backendPID.flatMap(parentProcessID(of:))
+    // Read half a second after a step, once the postmaster has reaped the step's backends
+    // (a backend reaped between reading the postmaster and listing its children would be
+    // missed).
+    func serverCPU() -> Double? {
+        usleep(500_000)
+        return postmasterPID.flatMap(serverCPUSeconds(postmaster:))
+    }
+    func difference(_ before: Double?, _ after: Double?) -> Double? {
+        guard let before, let after else { return nil }
+        return after - before
+    }
+
     // (a) the floor: every sample out through COPY, discarded.
     var floorRows = 0
     var floorBytes = 0
+    // A checkpoint before each timed step, so that none lands inside one by chance.
+    try connection.execute("CHECKPOINT")
+    let floorClientBefore = clientCPUSeconds()
+    let floorServerBefore = serverCPU()
     let floorStart = clock.now
     floorRows = try connection.copyOut(
         "COPY (SELECT user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset FROM sleep_samples) TO STDOUT"
     ) { buffer in floorBytes += buffer.count }
     let floor = seconds(clock.now - floorStart)
+    let floorClientCPU = clientCPUSeconds() - floorClientBefore
+    let floorServerCPU = difference(floorServerBefore, serverCPU())
     log(String(format: "(a) COPY out: %d rows, %d MB in %.2f s", floorRows, floorBytes >> 20, floor))
 
     // (b) rollup --all.
     let nowB = Int64(lastEvening.adding(days: 1).daysSinceEpoch) * 86_400 + 12 * 3_600
     let connect: @Sendable () throws -> Connection = { try Connection(conninfo: conninfo) }
+    try connection.execute("CHECKPOINT")
+    let fullClientBefore = clientCPUSeconds()
+    let fullServerBefore = serverCPU()
     let fullStart = clock.now
     let full = try RollupRunner(
         settings: RollupSettings(isFullRebuild: true, workers: settings.workers), connect: connect
     ).run(now: nowB)
     let fullSeconds = seconds(clock.now - fullStart)
+    let fullClientCPU = clientCPUSeconds() - fullClientBefore
+    let fullServerCPU = difference(fullServerBefore, serverCPU())
     log(
         String(
             format: "(b) rollup --all: %d users, %d samples read, %d nights, %d summaries in %.2f s; peak RSS %.0f MB",
@@ -195,10 +264,15 @@ func main() throws {
         newSamples += samples.count
     }
     let nowC = nowB + 86_400
+    try connection.execute("CHECKPOINT")
+    let nightlyClientBefore = clientCPUSeconds()
+    let nightlyServerBefore = serverCPU()
     let nightlyStart = clock.now
     let nightly = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
         now: nowC)
     let nightlySeconds = seconds(clock.now - nightlyStart)
+    let nightlyClientCPU = clientCPUSeconds() - nightlyClientBefore
+    let nightlyServerCPU = difference(nightlyServerBefore, serverCPU())
     log(
         String(
             format: "(c) nightly: %d new samples; %d users, %d samples read, %d nights written in %.2f s; peak RSS %.0f MB",
@@ -206,10 +280,17 @@ func main() throws {
             peakResidentMegabytes()))
 
     for run in 0..<settings.extraNightlyRuns {
+        try connection.execute("CHECKPOINT")
+        let clientBefore = clientCPUSeconds()
+        let serverBefore = serverCPU()
         let start = clock.now
         let report = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
             now: nowC + Int64(run + 1) * 86_400)
-        log(String(format: "extra nightly run %d: %d users in %.2f s", run + 1, report.usersDone, seconds(clock.now - start)))
+        let elapsed = seconds(clock.now - start)
+        log(
+            String(format: "extra nightly run %d: %d users in %.2f s; CPU s client %.2f, server ", run + 1,
+                report.usersDone, elapsed, clientCPUSeconds() - clientBefore)
+                + formatted(difference(serverBefore, serverCPU())))
     }
 
     print("users  days  samples     workers  (a) COPY s  (b) --all s  b/a    (c) nightly s  c/b     peak RSS MB")
@@ -218,6 +299,25 @@ func main() throws {
             format: "%5d  %4d  %10d  %7d  %10.2f  %11.2f  %5.2f  %13.2f  %5.1f%%  %11.0f", settings.users,
             settings.days, loaded, settings.workers, floor, fullSeconds, fullSeconds / floor, nightlySeconds,
             100 * nightlySeconds / fullSeconds, peakResidentMegabytes()))
+    // CPU seconds: steadier than wall time on a shared machine. Server CPU is read from
+    // /proc (n/a for a remote server); c/b uses client + server.
+    func total(_ client: Double, _ server: Double?) -> Double? { server.map { client + $0 } }
+    let fullTotal = total(fullClientCPU, fullServerCPU)
+    let nightlyTotal = total(nightlyClientCPU, nightlyServerCPU)
+    print("CPU s    (a) client  (a) server  (b) client  (b) server  (c) client  (c) server  b/a     c/b")
+    print(
+        "         "
+            + [
+                formatted(floorClientCPU), formatted(floorServerCPU), formatted(fullClientCPU),
+                formatted(fullServerCPU), formatted(nightlyClientCPU), formatted(nightlyServerCPU),
+            ].map { $0.padding(toLength: 12, withPad: " ", startingAt: 0) }.joined()
+            + formatted(ratio(fullTotal, total(floorClientCPU, floorServerCPU)))
+            + "   " + (ratio(nightlyTotal, fullTotal).map { String(format: "%.1f%%", 100 * $0) } ?? "n/a"))
+}
+
+func ratio(_ numerator: Double?, _ denominator: Double?) -> Double? {
+    guard let numerator, let denominator, denominator > 0 else { return nil }
+    return numerator / denominator
 }
 
 do {

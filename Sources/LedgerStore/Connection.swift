@@ -3,9 +3,10 @@ import Glibc
 
 /// One libpq connection to PostgreSQL, used by one thread at a time.
 ///
-/// Every value reaches the server as a `PQexecParams` parameter in text format or as a
-/// `COPY` field; SQL text is never built from values. Each `PGresult` is freed before the
-/// call returns and `PQfinish` runs on every path (``close()`` or deinit).
+/// Every value reaches the server as a `PQexecParams` (or `PQexecPrepared`) parameter in
+/// text format or as a `COPY` field; SQL text is never built from values. Each
+/// `PGresult` is freed before the call returns and `PQfinish` runs on every path
+/// (``close()`` or deinit).
 ///
 /// The session is set to `TimeZone=UTC`, `DateStyle=ISO, YMD` and UTF-8 client encoding
 /// on connect, so ``Row`` readers see one text form. Server notices are discarded (a
@@ -13,6 +14,8 @@ import Glibc
 public final class Connection {
     private var handle: OpaquePointer?
     private var savepointDepth = 0
+    /// Server-side prepared statements of this session, by SQL text (``executePrepared``).
+    private var preparedStatements: [String: String] = [:]
 
     /// Connects with a libpq connection string: `key=value` pairs, a
     /// `postgresql://` URL, or the empty string to use only libpq's `PG*` environment.
@@ -47,6 +50,7 @@ public final class Connection {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        preparedStatements = [:]
     }
 
     /// Whether ``close()`` has not been called and the connection is not known to be broken.
@@ -77,6 +81,43 @@ public final class Connection {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [SQLValue?] = [], name: String? = nil) throws -> QueryResult {
         let connection = try liveHandle()
+        return try withParameterValues(parameters, name: name) { buffer in
+            try collect(
+                PQexecParams(connection, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0),
+                connection: connection, name: name)
+        }
+    }
+
+    /// ``execute(_:_:name:)`` through a prepared statement of this session: the first call
+    /// with a given `sql` prepares it (`PQprepare`), later calls only bind and run it
+    /// (`PQexecPrepared`), so the server parses and analyzes the text once per connection
+    /// and may reuse its plan. For statements a connection runs many times whose plan does
+    /// not depend on the parameter values (the rollup's per-user statements); a statement
+    /// whose best plan depends on whether a parameter is NULL belongs in ``execute``.
+    @discardableResult
+    func executePrepared(_ sql: String, _ parameters: [SQLValue?], name: String) throws -> QueryResult {
+        let connection = try liveHandle()
+        let statement: String
+        if let known = preparedStatements[sql] {
+            statement = known
+        } else {
+            let fresh = "sleepledger_\(preparedStatements.count + 1)"
+            _ = try collect(
+                PQprepare(connection, fresh, sql, Int32(parameters.count), nil), connection: connection, name: name)
+            preparedStatements[sql] = fresh
+            statement = fresh
+        }
+        return try withParameterValues(parameters, name: name) { buffer in
+            try collect(
+                PQexecPrepared(connection, statement, Int32(buffer.count), buffer.baseAddress, nil, nil, 0),
+                connection: connection, name: name)
+        }
+    }
+
+    /// Calls `body` with the parameters as NUL-terminated C strings (`nil` for NULL).
+    private func withParameterValues<T>(
+        _ parameters: [SQLValue?], name: String?, _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) throws -> T
+    ) throws -> T {
         var cStrings: [UnsafeMutablePointer<CChar>?] = []
         cStrings.reserveCapacity(parameters.count)
         defer { for pointer in cStrings { free(pointer) } }
@@ -97,10 +138,7 @@ public final class Connection {
             cStrings.append(copy)
         }
         let values = cStrings.map { UnsafePointer($0) }
-        let result = values.withUnsafeBufferPointer { buffer in
-            PQexecParams(connection, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
-        }
-        return try collect(result, connection: connection, name: name)
+        return try values.withUnsafeBufferPointer { try body($0) }
     }
 
     /// Runs a trusted SQL script that may hold several statements (a migration file, the

@@ -3,10 +3,10 @@ public import SleepCore
 /// Stores the nights and naps the rollup builds (tables `nights` and `naps`, migration
 /// 0003) and reads them back as exact ``SleepCore/Night`` and ``SleepCore/Nap`` values.
 ///
-/// A night is one row with one column per field; its asleep intervals and stage segments
-/// are compact JSON arrays (`[[start, end], ...]` and `[[stage, start, end], ...]`, epoch
-/// seconds). Writes go through `COPY`; call them inside the transaction that should make
-/// them visible.
+/// A night is one row with one column per field; its asleep intervals are a flat
+/// `bigint[]` (`{start,end,start,end,...}`, migration 0006) and its stage segments a
+/// compact JSON array (`[[stage, start, end], ...]`), both in epoch seconds. Writes go
+/// through `COPY`; call them inside the transaction that should make them visible.
 public struct NightStore {
     /// The connection every call uses.
     public let connection: Connection
@@ -105,7 +105,7 @@ public struct NightStore {
     {
         let columns = NightStore.nightReadColumns.replacingOccurrences(
             of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END")
-        let result = try connection.execute(
+        let result = try connection.executePrepared(
             """
             SELECT \(columns) FROM nights
             WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)
@@ -149,7 +149,7 @@ public struct NightStore {
             .int64(night.stages.deep), .int64(night.stages.rem), .int64(night.stages.core),
             .int64(night.stages.unspecified), .double(night.efficiency), .bool(night.hasStageData),
             .text(night.source), .int(night.fragmentCount), .text(arrayLiteral(night.setAsideSources)),
-            .json(intervalsJSON(night.asleepIntervals)), .json(segmentsJSON(night.stageSegments)),
+            .text(intervalsArrayLiteral(night.asleepIntervals)), .json(segmentsJSON(night.stageSegments)),
         ]
     }
 
@@ -160,7 +160,6 @@ public struct NightStore {
             }
             return value
         }
-        let intervalTokens = try JSONTokens.scan(need(row.string(19), "asleep_intervals"))
         let segmentTokens = try JSONTokens.scan(need(row.string(20), "stage_segments"))
         return Night(
             wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
@@ -177,7 +176,7 @@ public struct NightStore {
             hasStageData: try need(row.bool(15), "has_stage_data"), source: try need(row.string(16), "source"),
             fragmentCount: try need(row.int(17), "fragment_count"),
             setAsideSources: try parseArrayLiteral(need(row.string(18), "set_aside_sources")),
-            asleepIntervals: try intervals(from: intervalTokens),
+            asleepIntervals: try intervals(fromArrayLiteral: need(row.string(19), "asleep_intervals")),
             stageSegments: try segments(from: segmentTokens))
     }
 
@@ -230,8 +229,16 @@ public struct NightStore {
         return elements
     }
 
-    static func intervalsJSON(_ spans: [TimeSpan]) -> String {
-        "[" + spans.map { "[\($0.start),\($0.end)]" }.joined(separator: ",") + "]"
+    /// `{start,end,start,end,...}`: the intervals as a flat bigint[] literal.
+    static func intervalsArrayLiteral(_ spans: [TimeSpan]) -> String {
+        var text = "{"
+        for (index, span) in spans.enumerated() {
+            if index > 0 { text += "," }
+            text += String(span.start)
+            text += ","
+            text += String(span.end)
+        }
+        return text + "}"
     }
 
     static func segmentsJSON(_ segments: [StageSegment]) -> String {
@@ -239,19 +246,53 @@ public struct NightStore {
             + "]"
     }
 
-    static func intervals(from tokens: [JSONTokens.Token]) throws -> [TimeSpan] {
-        guard tokens.count % 2 == 0 else { throw malformed("asleep_intervals") }
-        var spans: [TimeSpan] = []
-        spans.reserveCapacity(tokens.count / 2)
-        var index = 0
-        while index < tokens.count {
-            guard case .integer(let start) = tokens[index], case .integer(let end) = tokens[index + 1] else {
+    /// Parses PostgreSQL's output of a flat bigint[] of start and end pairs
+    /// (`{1,2,3,4}`, `{}` for none) into spans.
+    static func intervals(fromArrayLiteral text: String) throws -> [TimeSpan] {
+        var text = text
+        return try text.withUTF8 { bytes in
+            guard bytes.count >= 2, bytes[0] == UInt8(ascii: "{"), bytes[bytes.count - 1] == UInt8(ascii: "}") else {
                 throw malformed("asleep_intervals")
             }
-            spans.append(TimeSpan(start: start, end: end))
-            index += 2
+            var bounds: [Int64] = []
+            bounds.reserveCapacity(bytes.count / 11 + 1)
+            var index = 1
+            let end = bytes.count - 1
+            while index < end {
+                var negative = false
+                if bytes[index] == UInt8(ascii: "-") {
+                    negative = true
+                    index += 1
+                }
+                var value: Int64 = 0
+                var digits = 0
+                while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                    let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                    let (added, overflow2) = shifted.addingReportingOverflow(Int64(bytes[index] - UInt8(ascii: "0")))
+                    guard !overflow1, !overflow2 else { throw malformed("asleep_intervals") }
+                    value = added
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0 else { throw malformed("asleep_intervals") }
+                bounds.append(negative ? -value : value)
+                if index < end {
+                    guard bytes[index] == UInt8(ascii: ","), index + 1 < end else {
+                        throw malformed("asleep_intervals")
+                    }
+                    index += 1
+                }
+            }
+            guard bounds.count % 2 == 0 else { throw malformed("asleep_intervals") }
+            var spans: [TimeSpan] = []
+            spans.reserveCapacity(bounds.count / 2)
+            var pair = 0
+            while pair < bounds.count {
+                spans.append(TimeSpan(start: bounds[pair], end: bounds[pair + 1]))
+                pair += 2
+            }
+            return spans
         }
-        return spans
     }
 
     static func segments(from tokens: [JSONTokens.Token]) throws -> [StageSegment] {

@@ -272,7 +272,7 @@ public struct RollupRunner: Sendable {
                 .summaries(asOf: asOf)
             let summaryRows = try SummaryStore(connection: connection).write(
                 userID: candidate.userID, summaries: summaries, computedAt: now)
-            try connection.execute(
+            try connection.executePrepared(
                 """
                 UPDATE rollup_state SET dirty_from = NULL, summaries_stale = false, last_as_of = $2,
                     last_rollup_at = $3, updated_at = $3, nights_time_zone = $4, last_error = NULL,
@@ -292,7 +292,7 @@ public struct RollupRunner: Sendable {
     /// it (or the user is gone).
     func claim(_ userID: Int64, on connection: Connection) throws -> ClaimedState? {
         guard
-            let row = try connection.execute(
+            let row = try connection.executePrepared(
                 """
                 SELECT u.time_zone, u.target_seconds, u.minimum_seconds, r.dirty_from, r.summaries_stale,
                        r.last_as_of, r.nights_time_zone

@@ -101,11 +101,11 @@ public struct Row: Sendable {
 
     /// The column as a ``LocalDate`` (`date`, ISO output style).
     public func date(_ column: String) throws -> LocalDate? {
-        try parse(column, text(at: position(of: column)), as: "date") { LocalDate($0) }
+        try parse(column, text(at: position(of: column)), as: "date", Row.parseDate)
     }
     /// The column as a ``LocalDate``, by index.
     public func date(_ index: Int) throws -> LocalDate? {
-        try parse("#\(index)", text(at: index), as: "date") { LocalDate($0) }
+        try parse("#\(index)", text(at: index), as: "date", Row.parseDate)
     }
 
     /// A `timestamptz` column as whole seconds since 1970-01-01T00:00:00Z (fractions are
@@ -135,6 +135,33 @@ public struct Row: Sendable {
         case "-Infinity": return -.infinity
         default: return Double(text)
         }
+    }
+
+    /// `YYYY-MM-DD` read straight from the bytes (the form PostgreSQL sends with
+    /// `DateStyle=ISO`); anything else goes through `LocalDate`'s own parser, which gives the
+    /// same answer for this form. Reading ten years of nights per user parses thousands of
+    /// dates, and the general parser (split, four strings) was a tenth of a summary refresh.
+    static func parseDate(_ text: String) -> LocalDate? {
+        var text = text
+        let fast: LocalDate?? = text.withUTF8 { bytes in
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+            func digits(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10) else { return nil }
+            guard (1...12).contains(month), day >= 1, day <= LocalDate.daysInMonth(year: year, month: month) else {
+                return .some(nil)
+            }
+            return .some(LocalDate(year: year, month: month, day: day))
+        }
+        if let fast { return fast }
+        return LocalDate(text)
     }
 
     static func parseBool(_ text: String) -> Bool? {

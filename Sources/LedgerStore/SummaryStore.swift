@@ -16,14 +16,27 @@ public struct SummaryStore {
     /// The JSON text sent for `summary`. Keys are not sorted here: `jsonb` stores keys in
     /// its own canonical order, so equal summaries are stored (and read back) as equal
     /// bytes anyway, and sorting is a good part of the encoder's time.
+    ///
+    /// Written by ``StreamingJSONEncoder`` (the same JSON as `JSONEncoder`, several times
+    /// faster); should a future field use a container shape that encoder does not write,
+    /// `JSONEncoder` writes it instead.
     public static func jsonText(of summary: Summary) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         do {
-            return String(decoding: try encoder.encode(summary), as: UTF8.self)
+            do {
+                return String(decoding: try StreamingJSONEncoder().encode(summary), as: UTF8.self)
+            } catch is StreamingJSONEncoder.Unsupported {
+                return try foundationJSONText(of: summary)
+            }
         } catch {
             throw StoreError(.invalidValue, "a summary could not be encoded: \(error)", statement: "summaries.write")
         }
+    }
+
+    /// `summary` encoded by Foundation's `JSONEncoder` (slashes unescaped).
+    static func foundationJSONText(of summary: Summary) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(summary), as: UTF8.self)
     }
 
     /// Replaces all of the user's summaries by `summaries` (normally the six horizons of
@@ -62,7 +75,7 @@ public struct SummaryStore {
                 .json(try SummaryStore.jsonText(of: summary)), .timestamp(epochSeconds: computedAt),
             ]
         }
-        let result = try connection.execute(
+        let result = try connection.executePrepared(
             """
             INSERT INTO summaries AS s (user_id, horizon, as_of, debt_seconds, net_balance_seconds, severity,
                 score, grade, tracked_nights, last_night_wake_day, last_night_asleep_seconds, summary, computed_at)
