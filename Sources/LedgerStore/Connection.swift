@@ -97,21 +97,50 @@ public final class Connection {
     @discardableResult
     func executePrepared(_ sql: String, _ parameters: [SQLValue?], name: String) throws -> QueryResult {
         let connection = try liveHandle()
-        let statement: String
-        if let known = preparedStatements[sql] {
-            statement = known
-        } else {
-            let fresh = "sleepledger_\(preparedStatements.count + 1)"
-            _ = try collect(
-                PQprepare(connection, fresh, sql, Int32(parameters.count), nil), connection: connection, name: name)
-            preparedStatements[sql] = fresh
-            statement = fresh
-        }
+        let statement = try preparedStatement(sql, parameterCount: parameters.count, name: name)
         return try withParameterValues(parameters, name: name) { buffer in
             try collect(
                 PQexecPrepared(connection, statement, Int32(buffer.count), buffer.baseAddress, nil, nil, 0),
                 connection: connection, name: name)
         }
+    }
+
+    /// ``executePrepared(_:_:name:)`` with the result in PostgreSQL's binary format, each
+    /// row handed to `body` in place (no text conversion on either side; see
+    /// ``BinaryRow``). Returns the number of rows. For the rollup's largest read.
+    @discardableResult
+    func executePreparedBinary(
+        _ sql: String, _ parameters: [SQLValue?], name: String, eachRow body: (BinaryRow) throws -> Void
+    ) throws -> Int {
+        let connection = try liveHandle()
+        let statement = try preparedStatement(sql, parameterCount: parameters.count, name: name)
+        return try withParameterValues(parameters, name: name) { buffer in
+            guard
+                let result = PQexecPrepared(
+                    connection, statement, Int32(buffer.count), buffer.baseAddress, nil, nil, 1)
+            else { throw connectionError(connection, kind: .queryFailed, name: name) }
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+                // Let the text path classify the error (it clears its own copy).
+                throw Connection.serverError(result, kind: .queryFailed, name: name)
+            }
+            let rows = Int(PQntuples(result))
+            for row in 0..<rows {
+                try body(BinaryRow(result: result, row: Int32(row), statement: name))
+            }
+            return rows
+        }
+    }
+
+    /// The server-side name of `sql` prepared on this session, preparing it on first use.
+    private func preparedStatement(_ sql: String, parameterCount: Int, name: String) throws -> String {
+        if let known = preparedStatements[sql] { return known }
+        let connection = try liveHandle()
+        let fresh = "sleepledger_\(preparedStatements.count + 1)"
+        _ = try collect(
+            PQprepare(connection, fresh, sql, Int32(parameterCount), nil), connection: connection, name: name)
+        preparedStatements[sql] = fresh
+        return fresh
     }
 
     /// Calls `body` with the parameters as NUL-terminated C strings (`nil` for NULL).

@@ -22,8 +22,8 @@ public struct NightStore {
         + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
 
     static let nightReadColumns =
-        "wake_day, time_zone, extract(epoch FROM bedtime)::bigint, extract(epoch FROM onset)::bigint, "
-        + "extract(epoch FROM wake)::bigint, asleep_seconds, time_in_bed_seconds, awake_seconds, "
+        "wake_day, time_zone, date_part('epoch', bedtime)::bigint, date_part('epoch', onset)::bigint, "
+        + "date_part('epoch', wake)::bigint, asleep_seconds, time_in_bed_seconds, awake_seconds, "
         + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
         + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
 
@@ -103,16 +103,65 @@ public struct NightStore {
     func nightsForSummaries(userID: Int64, from first: LocalDate, through last: LocalDate? = nil, segmentsFrom: LocalDate)
         throws -> [Night]
     {
-        let columns = NightStore.nightReadColumns.replacingOccurrences(
-            of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END")
-        let result = try connection.executePrepared(
+        // Binary results: the server sends integers, instants and arrays as they are
+        // stored instead of formatting each as text, and nothing is parsed back from text
+        // here (this read is most of a nightly refresh).
+        var nights: [Night] = []
+        try connection.executePreparedBinary(
             """
-            SELECT \(columns) FROM nights
+            SELECT \(NightStore.nightColumns.replacingOccurrences(
+                of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END"))
+            FROM nights
             WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)
             ORDER BY wake_day
             """,
-            [.int64(userID), .date(first), last.map { .date($0) }, .date(segmentsFrom)], name: "nights.readForSummaries")
-        return try result.rows.map(NightStore.night(from:))
+            [.int64(userID), .date(first), last.map { .date($0) }, .date(segmentsFrom)], name: "nights.readForSummaries"
+        ) { row in
+            nights.append(try NightStore.night(from: row))
+        }
+        return nights
+    }
+
+    /// A night from a binary row of ``nightColumns`` (in that order).
+    static func night(from row: BinaryRow) throws -> Night {
+        func need<T>(_ value: T?, _ column: String) throws -> T {
+            guard let value else {
+                throw StoreError(.decodingFailed, "nights.\(column) is NULL", statement: "nights.read")
+            }
+            return value
+        }
+        func seconds(_ column: Int32, _ name: String) throws -> Int64 {
+            Int64(try need(row.int32(column), name))
+        }
+        var setAside: [String] = []
+        guard try row.arrayElements(18, { setAside.append(String(decoding: $0, as: UTF8.self)) }) else {
+            throw StoreError(.decodingFailed, "nights.set_aside_sources is NULL", statement: "nights.read")
+        }
+        var bounds: [Int64] = []
+        let hasIntervals = try row.arrayElements(19) { element in
+            guard element.count == 8 else { throw row.malformed(19, "bigint[]") }
+            bounds.append(Int64(bigEndian: element.loadUnaligned(as: Int64.self)))
+        }
+        guard hasIntervals, bounds.count % 2 == 0 else { throw malformed("asleep_intervals") }
+        var intervals: [TimeSpan] = []
+        intervals.reserveCapacity(bounds.count / 2)
+        for index in stride(from: 0, to: bounds.count, by: 2) {
+            intervals.append(TimeSpan(start: bounds[index], end: bounds[index + 1]))
+        }
+        let segmentTokens = try JSONTokens.scan(need(row.jsonText(20), "stage_segments"))
+        return Night(
+            wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
+            bedtime: try need(row.epochSeconds(2), "bedtime"), onset: try need(row.epochSeconds(3), "onset"),
+            wake: try need(row.epochSeconds(4), "wake"), asleepSeconds: try seconds(5, "asleep_seconds"),
+            timeInBedSeconds: try seconds(6, "time_in_bed_seconds"), awakeSeconds: try seconds(7, "awake_seconds"),
+            wakeUps: Int(try need(row.int32(8), "wake_ups")), latencySeconds: try row.int32(9).map(Int64.init),
+            stages: StageSeconds(
+                deep: try seconds(10, "deep_seconds"), rem: try seconds(11, "rem_seconds"),
+                core: try seconds(12, "core_seconds"), unspecified: try seconds(13, "unspecified_seconds")),
+            efficiency: try need(row.double(14), "efficiency"),
+            hasStageData: try need(row.bool(15), "has_stage_data"), source: try need(row.string(16), "source"),
+            fragmentCount: Int(try need(row.int32(17), "fragment_count")), setAsideSources: setAside,
+            asleepIntervals: intervals, stageSegments: try segments(from: segmentTokens))
     }
 
     /// The user's naps waking from `first` through `last` (either bound open when `nil`),
@@ -120,8 +169,8 @@ public struct NightStore {
     public func naps(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws -> [Nap] {
         let result = try connection.execute(
             """
-            SELECT wake_day, time_zone, source, extract(epoch FROM start_at)::bigint,
-                   extract(epoch FROM end_at)::bigint, asleep_seconds
+            SELECT wake_day, time_zone, source, date_part('epoch', start_at)::bigint,
+                   date_part('epoch', end_at)::bigint, asleep_seconds
             FROM naps
             WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
             ORDER BY start_at

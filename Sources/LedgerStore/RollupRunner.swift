@@ -317,7 +317,7 @@ public struct RollupRunner: Sendable {
     {
         let rows = try connection.execute(
             """
-            SELECT source, extract(epoch FROM start_at)::bigint, extract(epoch FROM end_at)::bigint, stage,
+            SELECT source, date_part('epoch', start_at)::bigint, date_part('epoch', end_at)::bigint, stage,
                    time_zone, printed_utc_offset
             FROM sleep_samples
             WHERE user_id = $1 AND ($2::timestamptz IS NULL OR end_at >= $2)

@@ -65,20 +65,20 @@ public struct Row: Sendable {
 
     /// The column as a 64-bit integer (`smallint`, `integer`, `bigint`).
     public func int64(_ column: String) throws -> Int64? {
-        try parse(column, text(at: position(of: column)), as: "integer") { Int64($0) }
+        try parse(column, text(at: position(of: column)), as: "integer", Row.parseInteger)
     }
     /// The column as a 64-bit integer, by index.
     public func int64(_ index: Int) throws -> Int64? {
-        try parse("#\(index)", text(at: index), as: "integer") { Int64($0) }
+        try parse("#\(index)", text(at: index), as: "integer", Row.parseInteger)
     }
 
     /// The column as an `Int`.
     public func int(_ column: String) throws -> Int? {
-        try parse(column, text(at: position(of: column)), as: "integer") { Int($0) }
+        try parse(column, text(at: position(of: column)), as: "integer") { Row.parseInteger($0).map(Int.init) }
     }
     /// The column as an `Int`, by index.
     public func int(_ index: Int) throws -> Int? {
-        try parse("#\(index)", text(at: index), as: "integer") { Int($0) }
+        try parse("#\(index)", text(at: index), as: "integer") { Row.parseInteger($0).map(Int.init) }
     }
 
     /// The column as a `Double` (`real`, `double precision`, `numeric`; `NaN`, `Infinity`).
@@ -162,6 +162,33 @@ public struct Row: Sendable {
         }
         if let fast { return fast }
         return LocalDate(text)
+    }
+
+    /// An integer in PostgreSQL's output form (`-`? digits), read from the UTF-8 bytes
+    /// (the generic `Int64(String)` was a fifth of the nightly rollup's reading time);
+    /// `nil` for anything else or a value outside `Int64`.
+    static func parseInteger(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { bytes -> Int64? in
+            var index = 0
+            let isNegative = bytes.first == UInt8(ascii: "-")
+            if isNegative || bytes.first == UInt8(ascii: "+") { index = 1 }
+            // At most 19 digits: the magnitude fits in UInt64 without overflow.
+            guard index < bytes.count, bytes.count - index <= 19 else {
+                return index < bytes.count ? Int64(String(decoding: bytes, as: UTF8.self)) : nil
+            }
+            var magnitude: UInt64 = 0
+            while index < bytes.count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            if isNegative {
+                return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil
+            }
+            return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+        }
     }
 
     static func parseBool(_ text: String) -> Bool? {
