@@ -53,19 +53,7 @@ struct StartTag {
         -> FastResult
     {
         let count = buffer.count
-        var index = open + 1
-        while index < count {
-            let byte = buffer[index]
-            if byte > 0x3E {
-                index += 1
-                continue
-            }
-            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
-                break
-            }
-            index += 1
-        }
-        guard index < count else { return .needsMoreBytes }
+        guard var index = nameEnd(buffer, at: open) else { return .needsMoreBytes }
         let nameRange = (open + 1)..<index
         let isTypeWanted =
             wantedName.map { ByteSearch.equals($0, in: buffer, from: open + 1, to: index) } ?? false
@@ -142,24 +130,26 @@ struct StartTag {
         self.isExact = isExact
     }
 
+    /// Index of the byte ending the element name of the tag at `open` (white space, `>`
+    /// or `/`), or `nil` when the buffer ends first.
+    private static func nameEnd(_ buffer: UnsafeRawBufferPointer, at open: Int) -> Int? {
+        var index = open + 1
+        while index < buffer.count {
+            let byte = buffer[index]
+            // Every byte that can end a name is at most ">" (0x3E); letters are above.
+            if byte <= 0x3E, ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
     /// The exact reader: walks every attribute. Returns `nil` when the buffer ends before
     /// the tag does. `wantsTypeOf` names the element whose `type` is wanted.
     init?(exact buffer: UnsafeRawBufferPointer, at open: Int, wantsTypeOf wantedName: [UInt8]?) {
         let count = buffer.count
-        var index = open + 1
-        while index < count {
-            let byte = buffer[index]
-            // Every byte that can end a name is at most ">" (0x3E); letters are above.
-            if byte > 0x3E {
-                index += 1
-                continue
-            }
-            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
-                break
-            }
-            index += 1
-        }
-        guard index < count else { return nil }
+        guard var index = Self.nameEnd(buffer, at: open) else { return nil }
         nameRange = (open + 1)..<index
         isTypeWanted =
             wantedName.map {
