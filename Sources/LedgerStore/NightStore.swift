@@ -47,14 +47,21 @@ public struct NightStore {
         let keptNights = nights.filter { night in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
         let keptNaps = naps.filter { nap in firstWakeDay.map { nap.wakeDay >= $0 } ?? true }
         do {
-            // One statement (one round trip) for both tables; NULL means every wake day.
-            try connection.execute(
-                """
-                WITH removed_nights AS (
-                    DELETE FROM nights WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2)
-                )
-                DELETE FROM naps WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2)
-                """, [.int64(userID), firstWakeDay.map { .date($0) }], name: "nightsAndNaps.delete")
+            // One statement (one round trip) for both tables, prepared in two forms (every
+            // wake day, or from one on), each with its own plan.
+            if let firstWakeDay {
+                try connection.executePrepared(
+                    """
+                    WITH removed_nights AS (DELETE FROM nights WHERE user_id = $1 AND wake_day >= $2)
+                    DELETE FROM naps WHERE user_id = $1 AND wake_day >= $2
+                    """, [.int64(userID), .date(firstWakeDay)], name: "nightsAndNaps.delete")
+            } else {
+                try connection.executePrepared(
+                    """
+                    WITH removed_nights AS (DELETE FROM nights WHERE user_id = $1)
+                    DELETE FROM naps WHERE user_id = $1
+                    """, [.int64(userID)], name: "nightsAndNaps.delete")
+            }
             if !keptNights.isEmpty {
                 try connection.copyIn(
                     "COPY nights (user_id, \(NightStore.nightColumns)) FROM STDIN", name: "nights.copy"

@@ -315,14 +315,23 @@ public struct RollupRunner: Sendable {
     func readSamples(_ userID: Int64, endingAtOrAfter cutoff: Int64?, on connection: Connection) throws
         -> [SleepSample]
     {
-        let rows = try connection.execute(
-            """
+        // Two prepared forms, one per plan: all of the user's samples, or a range of the
+        // primary key (user_id, end_at, ...) from the cutoff on.
+        let columns = """
             SELECT source, date_part('epoch', start_at)::bigint, date_part('epoch', end_at)::bigint, stage,
                    time_zone, printed_utc_offset
             FROM sleep_samples
-            WHERE user_id = $1 AND ($2::timestamptz IS NULL OR end_at >= $2)
-            """, [.int64(userID), cutoff.map { .timestamp(epochSeconds: $0) }], name: "rollup.readSamples"
-        ).rows
+            """
+        let rows: [Row]
+        if let cutoff {
+            rows = try connection.executePrepared(
+                columns + " WHERE user_id = $1 AND end_at >= $2",
+                [.int64(userID), .timestamp(epochSeconds: cutoff)], name: "rollup.readSamples"
+            ).rows
+        } else {
+            rows = try connection.executePrepared(
+                columns + " WHERE user_id = $1", [.int64(userID)], name: "rollup.readSamples").rows
+        }
         var samples: [SleepSample] = []
         samples.reserveCapacity(rows.count)
         for row in rows {
