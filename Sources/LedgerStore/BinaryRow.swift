@@ -6,7 +6,7 @@ import SleepCore
 /// length and throws ``StoreError/Kind/decodingFailed`` on anything unexpected; `nil`
 /// means SQL NULL.
 ///
-/// Formats (PostgreSQL's `*send` functions, big-endian): `integer` 4 bytes, `bigint` 8,
+/// Formats (PostgreSQL's `*send` functions, big-endian): `integer` 4 bytes,
 /// `double precision` IEEE 754 in 8, `boolean` 1, `date` days since 2000-01-01 in 4,
 /// `timestamptz` microseconds since 2000-01-01 UTC in 8, `text` its UTF-8 bytes, `jsonb` a
 /// version byte (1) then the JSON text, arrays a header (dimensions, NULL flag, element
@@ -43,11 +43,6 @@ struct BinaryRow {
         try fixed(column, 4, "integer").map { Int32(bigEndian: $0.loadUnaligned(as: Int32.self)) }
     }
 
-    /// A `bigint` column.
-    func int64(_ column: Int32) throws -> Int64? {
-        try fixed(column, 8, "bigint").map { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) }
-    }
-
     /// A `double precision` column.
     func double(_ column: Int32) throws -> Double? {
         try fixed(column, 8, "double precision").map {
@@ -71,14 +66,11 @@ struct BinaryRow {
 
     /// A `timestamptz` column as whole epoch seconds (rounded down).
     func epochSeconds(_ column: Int32) throws -> Int64? {
-        guard let micros = try int64Value(column, "timestamptz") else { return nil }
+        guard let micros = try fixed(column, 8, "timestamptz").map({ Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) })
+        else { return nil }
         guard micros != Int64.min, micros != Int64.max else { throw malformed(column, "finite timestamptz") }
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         return seconds + Self.postgresEpochDays * 86_400
-    }
-
-    private func int64Value(_ column: Int32, _ type: String) throws -> Int64? {
-        try fixed(column, 8, type).map { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) }
     }
 
     /// A `text` column.

@@ -121,7 +121,6 @@ public final class Connection {
             else { throw connectionError(connection, kind: .queryFailed, name: name) }
             defer { PQclear(result) }
             guard PQresultStatus(result) == PGRES_TUPLES_OK else {
-                // Let the text path classify the error (it clears its own copy).
                 throw Connection.serverError(result, kind: .queryFailed, name: name)
             }
             let rows = Int(PQntuples(result))

@@ -115,19 +115,23 @@ public struct NightStore {
         // here (this read is most of a nightly refresh).
         var nights: [Night] = []
         try connection.executePreparedBinary(
-            """
-            SELECT \(NightStore.nightColumns.replacingOccurrences(
-                of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END"))
-            FROM nights
-            WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)
-            ORDER BY wake_day
-            """,
+            NightStore.summaryReadSQL,
             [.int64(userID), .date(first), last.map { .date($0) }, .date(segmentsFrom)], name: "nights.readForSummaries"
         ) { row in
             nights.append(try NightStore.night(from: row))
         }
         return nights
     }
+
+    /// The nights read for summaries: ``nightColumns`` with stage segments only from
+    /// `$4` on. Built once: the rollup runs it once per user.
+    static let summaryReadSQL = """
+        SELECT \(nightColumns.replacingOccurrences(
+            of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END"))
+        FROM nights
+        WHERE user_id = $1 AND wake_day >= $2 AND ($3::date IS NULL OR wake_day <= $3)
+        ORDER BY wake_day
+        """
 
     /// A night from a binary row of ``nightColumns`` (in that order).
     static func night(from row: BinaryRow) throws -> Night {

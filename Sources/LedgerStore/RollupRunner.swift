@@ -311,26 +311,29 @@ public struct RollupRunner: Sendable {
             nightsTimeZone: try row.string(6))
     }
 
+    // The sample read in two prepared forms, one per plan: all of the user's samples, or
+    // a range of the primary key (user_id, end_at, ...) from the cutoff on.
+    static let sampleColumnsSQL = """
+        SELECT source, date_part('epoch', start_at)::bigint, date_part('epoch', end_at)::bigint, stage,
+               time_zone, printed_utc_offset
+        FROM sleep_samples
+        """
+    static let allSamplesSQL = sampleColumnsSQL + " WHERE user_id = $1"
+    static let samplesFromCutoffSQL = sampleColumnsSQL + " WHERE user_id = $1 AND end_at >= $2"
+
     /// The user's samples, those ending at or after `cutoff` when given.
     func readSamples(_ userID: Int64, endingAtOrAfter cutoff: Int64?, on connection: Connection) throws
         -> [SleepSample]
     {
-        // Two prepared forms, one per plan: all of the user's samples, or a range of the
-        // primary key (user_id, end_at, ...) from the cutoff on.
-        let columns = """
-            SELECT source, date_part('epoch', start_at)::bigint, date_part('epoch', end_at)::bigint, stage,
-                   time_zone, printed_utc_offset
-            FROM sleep_samples
-            """
         let rows: [Row]
         if let cutoff {
             rows = try connection.executePrepared(
-                columns + " WHERE user_id = $1 AND end_at >= $2",
-                [.int64(userID), .timestamp(epochSeconds: cutoff)], name: "rollup.readSamples"
+                Self.samplesFromCutoffSQL, [.int64(userID), .timestamp(epochSeconds: cutoff)],
+                name: "rollup.readSamples"
             ).rows
         } else {
-            rows = try connection.executePrepared(
-                columns + " WHERE user_id = $1", [.int64(userID)], name: "rollup.readSamples").rows
+            rows = try connection.executePrepared(Self.allSamplesSQL, [.int64(userID)], name: "rollup.readSamples")
+                .rows
         }
         var samples: [SleepSample] = []
         samples.reserveCapacity(rows.count)

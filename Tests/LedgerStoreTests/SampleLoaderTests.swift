@@ -2,6 +2,7 @@ import Foundation
 import LedgerStore
 import LedgerTestSupport
 import SleepCore
+import Synchronization
 import Testing
 
 @Suite("SampleLoader")
@@ -309,7 +310,7 @@ struct SampleLoaderAppendTests {
         let conninfo = database.conninfo
         let zone = user.timeZoneIdentifier
         let userID = user.id
-        let firstResult = LockedBox<Result<ImportOutcome, any Error>?>(nil)
+        let firstResult = Mutex<Result<ImportOutcome, any Error>?>(nil)
         Thread {
             let result = Result {
                 let connection = try Connection(conninfo: conninfo)
@@ -323,7 +324,7 @@ struct SampleLoaderAppendTests {
                     return SampleLoaderTests.audit(shared.count)
                 }
             }
-            firstResult.set(result)
+            firstResult.withLock { $0 = result }
             firstDone.signal()
         }.start()
         firstHasRows.wait()
@@ -343,20 +344,11 @@ struct SampleLoaderAppendTests {
             return SampleLoaderTests.audit(shared.count + later.count)
         }
         firstDone.wait()
-        let first = try #require(firstResult.get()).get()
+        let first = try #require(firstResult.withLock { $0 }).get()
         #expect(Date().timeIntervalSince(secondStarted) >= 0.25, "the second import did not wait")
         #expect(first.inserted == shared.count)
         #expect(outcome.inserted == later.count)
         #expect(outcome.duplicates == shared.count)
         #expect(try setup.execute("SELECT count(*) FROM sleep_samples").single().int(0) == shared.count + later.count)
     }
-}
-
-/// A value shared between the test's threads.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
 }
