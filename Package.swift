@@ -49,8 +49,10 @@ let package = Package(
             path: "Benchmarks/rollup-benchmark"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
-        .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
+        .testTarget(
+            name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
+        .testTarget(
+            name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [

@@ -10,6 +10,9 @@ bash deploy/install-deps.sh
 unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE PGSERVICEFILE \
   SLEEPLEDGER_HOME SLEEPLEDGER_ADMIN_DATABASE_URL || true
 
+# Formatting drift fails the run: the repository's .swift-format, strict.
+swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
+
 swift build --build-tests
 
 scratch=$(mktemp -d /tmp/sleepledger-test.XXXXXX)

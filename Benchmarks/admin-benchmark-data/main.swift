@@ -62,7 +62,9 @@ do {
         handle: "decade", zone: "Europe/Berlin", user: userCount,
         first: LocalDate(year: asOf.year - 10, month: asOf.month, day: asOf.day))
     let seconds = Double((ContinuousClock.now - started).components.seconds)
-    print("filled \(userCount) users with \(nights) nights and user decade with \(decadeNights) nights in \(Int(seconds)) s")
+    print(
+        "filled \(userCount) users with \(nights) nights and user decade with \(decadeNights) nights in \(Int(seconds)) s"
+    )
 } catch {
     FileHandle.standardError.write(Data("admin-benchmark-data: \(error)\n".utf8))
     exit(70)

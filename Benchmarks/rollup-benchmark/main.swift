@@ -112,11 +112,12 @@ func copySamples(_ samples: [SleepSample], userID: Int64, on connection: Connect
         "COPY sleep_samples (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset) FROM STDIN"
     ) { writer in
         for sample in samples {
-            try writer.writeRow([
-                .int64(userID), .text(sample.source), .timestamp(epochSeconds: sample.start),
-                .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
-                sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
-            ] as [SQLValue?])
+            try writer.writeRow(
+                [
+                    .int64(userID), .text(sample.source), .timestamp(epochSeconds: sample.start),
+                    .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
+                    sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
+                ] as [SQLValue?])
         }
     }
 }
@@ -131,7 +132,9 @@ func unique(_ samples: [SleepSample]) -> [SleepSample] {
         let stage: SleepStage
     }
     var seen = Set<Key>()
-    return samples.filter { seen.insert(Key(source: $0.source, start: $0.start, end: $0.end, stage: $0.stage)).inserted }
+    return samples.filter {
+        seen.insert(Key(source: $0.source, start: $0.start, end: $0.end, stage: $0.stage)).inserted
+    }
 }
 
 func main() throws {
@@ -249,11 +252,12 @@ func main() throws {
                 "COPY incoming (user_id, source, start_at, end_at, stage, time_zone, printed_utc_offset) FROM STDIN"
             ) { writer in
                 for sample in samples {
-                    try writer.writeRow([
-                        .int64(id), .text(sample.source), .timestamp(epochSeconds: sample.start),
-                        .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
-                        sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
-                    ] as [SQLValue?])
+                    try writer.writeRow(
+                        [
+                            .int64(id), .text(sample.source), .timestamp(epochSeconds: sample.start),
+                            .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
+                            sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
+                        ] as [SQLValue?])
                 }
             }
             try connection.execute("INSERT INTO sleep_samples SELECT * FROM incoming ON CONFLICT DO NOTHING")
@@ -279,7 +283,8 @@ func main() throws {
     let nightlyServerCPU = difference(nightlyServerBefore, serverCPU())
     log(
         String(
-            format: "(c) nightly: %d new samples; %d users, %d samples read, %d nights written in %.2f s; peak RSS %.0f MB",
+            format:
+                "(c) nightly: %d new samples; %d users, %d samples read, %d nights written in %.2f s; peak RSS %.0f MB",
             newSamples, nightly.usersDone, nightly.samplesRead, nightly.nightsWritten, nightlySeconds,
             peakResidentMegabytes()))
 
@@ -292,7 +297,8 @@ func main() throws {
             now: nowC + Int64(run + 1) * 86_400)
         let elapsed = seconds(clock.now - start)
         log(
-            String(format: "extra nightly run %d: %d users in %.2f s; CPU s client %.2f, server ", run + 1,
+            String(
+                format: "extra nightly run %d: %d users in %.2f s; CPU s client %.2f, server ", run + 1,
                 report.usersDone, elapsed, clientCPUSeconds() - clientBefore)
                 + formatted(difference(serverBefore, serverCPU())))
     }

@@ -30,7 +30,9 @@ struct AdminChartCommand: AdminCommand {
 
     init(arguments: Arguments) throws {
         handle = try AdminContext.handle(arguments, usage: Self.usage)
-        guard let kindText = arguments.value("kind") else { throw CLIError.usage("missing --kind debt|duration", help: Self.usage) }
+        guard let kindText = arguments.value("kind") else {
+            throw CLIError.usage("missing --kind debt|duration", help: Self.usage)
+        }
         guard let kind = Kind(rawValue: kindText) else {
             throw CLIError.usage("--kind must be debt or duration, not '\(kindText)'", help: Self.usage)
         }

@@ -33,10 +33,12 @@ struct AdminContext {
         let queries = AdminQueries(connection: connection)
         let state = try queries.rollupState(userID: user.id)
         if state.lastRollupAt == nil {
-            return "\(user.handle) has never been rolled up: run `sleepledger rollup` to compute their nights and summaries."
+            return
+                "\(user.handle) has never been rolled up: run `sleepledger rollup` to compute their nights and summaries."
         }
         if try !queries.hasNights(userID: user.id) {
-            return "\(user.handle) has no nights yet: import an export with `sleepledger import \(user.handle) FILE`, then run `sleepledger rollup`."
+            return
+                "\(user.handle) has no nights yet: import an export with `sleepledger import \(user.handle) FILE`, then run `sleepledger rollup`."
         }
         return "\(user.handle) has no stored summary for this horizon: run `sleepledger rollup`."
     }

@@ -79,7 +79,8 @@ struct AdminDebtCommand: AdminCommand {
                 "",
             ]
             var table = TextTable(header: [
-                AdminSummaryCommand.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET", "AVG ASLEEP",
+                AdminSummaryCommand.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET",
+                "AVG ASLEEP",
                 "CUMULATIVE", "NOTE",
             ])
             for bucket in summary.buckets {
@@ -93,9 +94,12 @@ struct AdminDebtCommand: AdminCommand {
                 ])
             }
             lines.append(table.rendered.trimmingTrailingNewlines())
-            context.console.print(lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n")
-                .split(separator: "\n", omittingEmptySubsequences: false).map { String($0).replacingTrailingSpaces() }
-                .joined(separator: "\n"))
+            context.console.print(
+                lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n")
+                    .split(separator: "\n", omittingEmptySubsequences: false).map {
+                        String($0).replacingTrailingSpaces()
+                    }
+                    .joined(separator: "\n"))
         }
     }
 

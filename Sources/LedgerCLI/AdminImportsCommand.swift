@@ -68,7 +68,9 @@ struct AdminImportsCommand: AdminCommand {
                 if !parts.isEmpty { return parts.joined(separator: " ") }
             }
             if let text = element as? String { return text }
-            guard let data = try? JSONSerialization.data(withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
+            guard
+                let data = try? JSONSerialization.data(
+                    withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
             else { return "\(element)" }
             return String(decoding: data, as: UTF8.self)
         }
@@ -120,7 +122,8 @@ struct AdminImportsCommand: AdminCommand {
                 ])
             }
             var output = "\(user.handle)  \(records.count) import\(records.count == 1 ? "" : "s"), newest first\n\n"
-            output += table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
+            output +=
+                table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
                 .joined(separator: "\n") + "\n"
             let withDiagnostics = records.filter { !$0.diagnostics.isEmpty }
             if !withDiagnostics.isEmpty {

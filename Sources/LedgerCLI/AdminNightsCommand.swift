@@ -30,7 +30,9 @@ struct AdminNightsCommand: AdminCommand {
         "fragment_count", "set_aside_sources",
     ]
     /// The naps CSV header.
-    static let napHeader = ["wake_day", "time_zone", "start_local", "end_local", "start", "end", "asleep_seconds", "source"]
+    static let napHeader = [
+        "wake_day", "time_zone", "start_local", "end_local", "start", "end", "asleep_seconds", "source",
+    ]
 
     let handle: String
     let from: LocalDate?
@@ -59,20 +61,23 @@ struct AdminNightsCommand: AdminCommand {
                 context.explain(try context.missingSummaryMessage(for: user), format: format)
             }
             if format == .json {
-                context.console.print(try JSONText.encode(Listing(handle: user.handle, nights: [], naps: withNaps ? [] : nil)))
+                context.console.print(
+                    try JSONText.encode(Listing(handle: user.handle, nights: [], naps: withNaps ? [] : nil)))
             }
             return
         }
         switch format {
         case .json:
-            context.console.print(try JSONText.encode(Listing(handle: user.handle, nights: nights, naps: withNaps ? naps : nil)))
+            context.console.print(
+                try JSONText.encode(Listing(handle: user.handle, nights: nights, naps: withNaps ? naps : nil)))
         case .csv:
             if withNaps {
                 var table = CSVTable(header: Self.napHeader)
                 for nap in naps {
                     table.append([
                         nap.wakeDay.description, nap.timeZoneIdentifier, local(nap.start, nap.timeZoneIdentifier),
-                        local(nap.end, nap.timeZoneIdentifier), AdminStyle.isoUTC(nap.start), AdminStyle.isoUTC(nap.end),
+                        local(nap.end, nap.timeZoneIdentifier), AdminStyle.isoUTC(nap.start),
+                        AdminStyle.isoUTC(nap.end),
                         String(nap.asleepSeconds), nap.source,
                     ])
                 }
@@ -87,14 +92,16 @@ struct AdminNightsCommand: AdminCommand {
                         AdminStyle.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
                         String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
                         String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
-                        String(night.stages.unspecified), String(night.efficiency), night.hasStageData ? "true" : "false",
+                        String(night.stages.unspecified), String(night.efficiency),
+                        night.hasStageData ? "true" : "false",
                         night.source, String(night.fragmentCount), night.setAsideSources.joined(separator: ";"),
                     ])
                 }
                 context.console.writeOutput(table.rendered)
             }
         case .text:
-            var output = "\(user.handle)  \(AdminSummaryCommand.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
+            var output =
+                "\(user.handle)  \(AdminSummaryCommand.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
             var table = TextTable(header: [
                 "WAKE DAY", "ZONE", "BED", "ASLEEP AT", "WAKE", "ASLEEP", "IN BED", "AWAKE", "WAKE-UPS", "LATENCY",
                 "DEEP", "REM", "CORE", "UNSTAGED", "EFF", "SOURCE", "FRAGMENTS", "SET ASIDE",
@@ -108,7 +115,8 @@ struct AdminNightsCommand: AdminCommand {
                     AdminStyle.hours(night.asleepSeconds), AdminStyle.hours(night.timeInBedSeconds),
                     AdminStyle.hours(night.awakeSeconds), String(night.wakeUps),
                     night.latencySeconds.map { AdminStyle.hours($0) } ?? "-",
-                    staged ? AdminStyle.hours(night.stages.deep) : "-", staged ? AdminStyle.hours(night.stages.rem) : "-",
+                    staged ? AdminStyle.hours(night.stages.deep) : "-",
+                    staged ? AdminStyle.hours(night.stages.rem) : "-",
                     staged ? AdminStyle.hours(night.stages.core) : "-", AdminStyle.hours(night.stages.unspecified),
                     AdminStyle.percent(night.efficiency), night.source, String(night.fragmentCount),
                     night.setAsideSources.isEmpty ? "-" : night.setAsideSources.joined(separator: ", "),

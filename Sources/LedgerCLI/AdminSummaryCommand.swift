@@ -100,7 +100,8 @@ struct AdminSummaryCommand: AdminCommand {
         lines.append(style.paint("Sleep score  \(score.overall)/100", .bold) + "  \(score.grade.rawValue)")
         if let c = score.components {
             lines.append(
-                "  Duration \(c.duration)  Efficiency \(c.efficiency)  Consistency \(c.consistency)  Stages \(c.stages)")
+                "  Duration \(c.duration)  Efficiency \(c.efficiency)  Consistency \(c.consistency)  Stages \(c.stages)"
+            )
         } else {
             lines.append("  no tracked nights to score")
         }
@@ -170,9 +171,10 @@ struct AdminSummaryCommand: AdminCommand {
                 hours(bucket.cumulativeDebtSeconds), painted,
             ])
         }
-        lines.append(contentsOf: table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().map {
-            String($0).replacingTrailingSpaces()
-        })
+        lines.append(
+            contentsOf: table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().map {
+                String($0).replacingTrailingSpaces()
+            })
         return lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n").trimmingTrailingNewlines() + "\n"
     }
 
@@ -225,7 +227,8 @@ struct AdminSummaryCommand: AdminCommand {
         let first = range.first
         let last = range.last
         switch horizon {
-        case .yearly where first.day == 1 && last.day == LocalDate.daysInMonth(year: last.year, month: last.month)
+        case .yearly
+        where first.day == 1 && last.day == LocalDate.daysInMonth(year: last.year, month: last.month)
             && first.month == last.month:
             return String(range.first.description.prefix(7))
         case .fiveYears, .tenYears:

@@ -18,7 +18,10 @@ struct AdminUsersCommand: AdminCommand {
     static let flags: Set<String> = []
 
     /// The sort orders.
-    enum Sort: String, CaseIterable { case debt, score, handle, lastNight = "last-night" }
+    enum Sort: String, CaseIterable {
+        case debt, score, handle
+        case lastNight = "last-night"
+    }
 
     /// One user's row, as JSON.
     struct Row: Codable, Equatable {
@@ -65,7 +68,8 @@ struct AdminUsersCommand: AdminCommand {
         }
         let sortText = arguments.value("sort") ?? "handle"
         guard let sort = Sort(rawValue: sortText) else {
-            throw CLIError.usage("--sort must be one of debt|score|handle|last-night, not '\(sortText)'", help: Self.usage)
+            throw CLIError.usage(
+                "--sort must be one of debt|score|handle|last-night, not '\(sortText)'", help: Self.usage)
         }
         self.sort = sort
         if let text = arguments.value("severity") {
@@ -84,7 +88,8 @@ struct AdminUsersCommand: AdminCommand {
     func run(_ context: AdminContext) throws {
         let overviews = try AdminQueries(connection: context.connection).userOverviews()
         guard !overviews.isEmpty else {
-            context.explain("No users yet: add one with `sleepledger user add HANDLE --time-zone ZONE`.", format: format)
+            context.explain(
+                "No users yet: add one with `sleepledger user add HANDLE --time-zone ZONE`.", format: format)
             if format == .json { context.console.print("[]") }
             return
         }
@@ -121,13 +126,18 @@ struct AdminUsersCommand: AdminCommand {
                     AdminStyle.utcTime(row.lastRollupAt),
                 ])
             }
-            var output = table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
+            var output =
+                table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
                 .joined(separator: "\n") + "\n"
             let shown = "\(rows.count) of \(overviews.count) user\(overviews.count == 1 ? "" : "s")"
-            output += "\n" + shown + (asOf.map { ", 7-day figures computed as of \($0)" } ?? ", 7-day figures as the last rollup stored them") + "\n"
+            output +=
+                "\n" + shown
+                + (asOf.map { ", 7-day figures computed as of \($0)" }
+                    ?? ", 7-day figures as the last rollup stored them") + "\n"
             let withoutNights = rows.filter { $0.trackedNights == 0 }.count
             if withoutNights > 0 {
-                output += "\(withoutNights) without stored nights (\"-\"): import their exports with `sleepledger import`, then run `sleepledger rollup`.\n"
+                output +=
+                    "\(withoutNights) without stored nights (\"-\"): import their exports with `sleepledger import`, then run `sleepledger rollup`.\n"
             }
             let notRolledUp = rows.filter { $0.trackedNights > 0 && $0.debtSeconds == nil }.count
             if notRolledUp > 0 {
@@ -165,7 +175,8 @@ struct AdminUsersCommand: AdminCommand {
             if overview.trackedNights > 0,
                 let nights = try context.nightsForSummary(user: overview.user, horizon: .weekly, asOf: asOf)
             {
-                let summary = SummaryBuilder(nights: nights, goals: overview.user.goals).summary(horizon: .weekly, asOf: asOf)
+                let summary = SummaryBuilder(nights: nights, goals: overview.user.goals).summary(
+                    horizon: .weekly, asOf: asOf)
                 row.asOf = asOf
                 row.debtSeconds = summary.debt.debtSeconds
                 row.severity = summary.debt.severity
@@ -197,7 +208,9 @@ struct AdminUsersCommand: AdminCommand {
             }
         case .lastNight:
             return rows.sorted { a, b in
-                let (x, y) = (a.lastNightWakeDay?.daysSinceEpoch ?? Int.min, b.lastNightWakeDay?.daysSinceEpoch ?? Int.min)
+                let (x, y) = (
+                    a.lastNightWakeDay?.daysSinceEpoch ?? Int.min, b.lastNightWakeDay?.daysSinceEpoch ?? Int.min
+                )
                 return x != y ? x < y : handleOrder(a, b)
             }
         }

@@ -15,7 +15,9 @@ enum ChartDebt {
             chart.rect(
                 x: slot.x + slot.width * 0.15, y: top, width: slot.width * 0.7, height: chart.y(hours: 0) - top,
                 fill: ChartSVG.Palette.debt, cssClass: "debt-bar",
-                title: "\(AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon)): \(AdminStyle.hours(bucket.debtSeconds)) short, \(bucket.trackedNights) nights")
+                title:
+                    "\(AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon)): \(AdminStyle.hours(bucket.debtSeconds)) short, \(bucket.trackedNights) nights"
+            )
         }
         chart.polyline(
             buckets.enumerated().map { index, bucket in
@@ -26,7 +28,8 @@ enum ChartDebt {
         chart.addLegend(ChartSVG.Palette.debt, "Shortfall per \(AdminSummaryCommand.bucketName(summary.horizon))")
         chart.addLegend(ChartSVG.Palette.cumulative, "Cumulative debt", isLine: true)
         return chart.rendered(
-            title: "\(handle): \(summary.horizon.rawValue) sleep debt as of \(summary.asOf) (\(AdminStyle.hours(summary.debt.debtSeconds)), \(summary.debt.severity.rawValue))",
+            title:
+                "\(handle): \(summary.horizon.rawValue) sleep debt as of \(summary.asOf) (\(AdminStyle.hours(summary.debt.debtSeconds)), \(summary.debt.severity.rawValue))",
             yTitle: "Sleep debt (hours)", xTitle: "Wake \(AdminSummaryCommand.bucketName(summary.horizon))")
     }
 }

@@ -22,7 +22,8 @@ enum ChartDuration {
         }
         let longest =
             perNight
-            ? Double(shown.map(\.timeInBedSeconds).max() ?? 0) : Double(summary.buckets.compactMap(\.averageAsleepSeconds).max() ?? 0)
+            ? Double(shown.map(\.timeInBedSeconds).max() ?? 0)
+            : Double(summary.buckets.compactMap(\.averageAsleepSeconds).max() ?? 0)
         var chart = ChartSVG(maximumHours: max(Double(band.targetSeconds) / 3600 + 1, longest / 3600 + 0.5))
         let bandTop = chart.y(hours: Double(band.targetSeconds) / 3600)
         chart.rect(
@@ -43,7 +44,9 @@ enum ChartDuration {
                 chart.rect(
                     x: x, y: y(night.wake), width: barWidth, height: base - y(night.wake), fill: ChartSVG.Palette.inBed,
                     cssClass: "in-bed-bar",
-                    title: "\(night.wakeDay): \(AdminStyle.hours(night.asleepSeconds)) asleep, \(AdminStyle.hours(night.timeInBedSeconds)) in bed")
+                    title:
+                        "\(night.wakeDay): \(AdminStyle.hours(night.asleepSeconds)) asleep, \(AdminStyle.hours(night.timeInBedSeconds)) in bed"
+                )
                 // Awake after falling asleep: what the asleep segments leave uncovered.
                 chart.rect(
                     x: x, y: y(night.wake), width: barWidth, height: y(night.onset) - y(night.wake),
@@ -58,7 +61,8 @@ enum ChartDuration {
                     for segment in night.stageSegments {
                         let (color, name) = colour(segment.stage)
                         chart.rect(
-                            x: x, y: y(segment.span.end), width: barWidth, height: y(segment.span.start) - y(segment.span.end),
+                            x: x, y: y(segment.span.end), width: barWidth,
+                            height: y(segment.span.start) - y(segment.span.end),
                             fill: color, cssClass: "stage-\(name)")
                     }
                 }
@@ -87,13 +91,17 @@ enum ChartDuration {
                     x: slot.x + slot.width * 0.15, y: top, width: slot.width * 0.7, height: chart.y(hours: 0) - top,
                     fill: bucket.isBelowMinimum ? ChartSVG.Palette.warning : ChartSVG.Palette.average,
                     cssClass: bucket.isBelowMinimum ? "average-bar below-minimum" : "average-bar",
-                    title: "\(AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon)): \(AdminStyle.hours(average)) average over \(bucket.trackedNights) nights")
+                    title:
+                        "\(AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon)): \(AdminStyle.hours(average)) average over \(bucket.trackedNights) nights"
+                )
             }
             chart.slotLabels(summary.buckets.map { ChartSVG.axisLabel($0.range, horizon: summary.horizon) })
             chart.addLegend(ChartSVG.Palette.average, "Average asleep")
         }
         chart.addLegend(ChartSVG.Palette.warning, "Below minimum")
-        chart.addLegend(ChartSVG.Palette.band, "Goal band \(AdminStyle.hours(band.minimumSeconds))-\(AdminStyle.hours(band.targetSeconds))")
+        chart.addLegend(
+            ChartSVG.Palette.band,
+            "Goal band \(AdminStyle.hours(band.minimumSeconds))-\(AdminStyle.hours(band.targetSeconds))")
         return chart.rendered(
             title: "\(handle): \(summary.horizon.rawValue) sleep duration as of \(summary.asOf)",
             yTitle: perNight ? "Hours from bedtime" : "Average hours asleep",

@@ -83,7 +83,8 @@ struct ChartSVG {
     mutating func polyline(_ points: [(Double, Double)], stroke: String, cssClass: String) {
         let list = points.map { "\(Self.number($0.0)),\(Self.number($0.1))" }.joined(separator: " ")
         body.append(
-            "<polyline class=\"\(cssClass)\" points=\"\(list)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"2.5\"/>")
+            "<polyline class=\"\(cssClass)\" points=\"\(list)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"2.5\"/>"
+        )
         for point in points {
             body.append(
                 "<circle class=\"\(cssClass)-point\" cx=\"\(Self.number(point.0))\" cy=\"\(Self.number(point.1))\" r=\"3\" fill=\"\(stroke)\"/>"
@@ -92,7 +93,9 @@ struct ChartSVG {
     }
 
     /// Adds text.
-    mutating func text(_ text: String, x: Double, y: Double, anchor: String = "middle", size: Double = 12, bold: Bool = false) {
+    mutating func text(
+        _ text: String, x: Double, y: Double, anchor: String = "middle", size: Double = 12, bold: Bool = false
+    ) {
         body.append(
             "<text x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" text-anchor=\"\(anchor)\" font-size=\"\(Self.number(size))\"\(bold ? " font-weight=\"bold\"" : "")>\(Self.escape(text))</text>"
         )
@@ -125,7 +128,8 @@ struct ChartSVG {
             "<title>\(Self.escape(title))</title>",
             "<rect class=\"background\" x=\"0\" y=\"0\" width=\"\(Int(width))\" height=\"\(Int(height))\" fill=\"#ffffff\"/>",
         ]
-        let step = maximumHours > 40 ? (maximumHours / 8).rounded(.up) : maximumHours > 12 ? 4 : maximumHours > 6 ? 2 : 1
+        let step =
+            maximumHours > 40 ? (maximumHours / 8).rounded(.up) : maximumHours > 12 ? 4 : maximumHours > 6 ? 2 : 1
         var tick = 0.0
         while tick <= maximumHours + 0.001 {
             let y = y(hours: tick)
@@ -165,10 +169,12 @@ struct ChartSVG {
                 )
             } else {
                 lines.append(
-                    "<rect x=\"\(Self.number(legendX))\" y=\"\(Self.number(y))\" width=\"16\" height=\"12\" fill=\"\(entry.color)\"/>")
+                    "<rect x=\"\(Self.number(legendX))\" y=\"\(Self.number(y))\" width=\"16\" height=\"12\" fill=\"\(entry.color)\"/>"
+                )
             }
             lines.append(
-                "<text x=\"\(Self.number(legendX + 22))\" y=\"\(Self.number(y + 11))\" font-size=\"12\">\(Self.escape(entry.label))</text>")
+                "<text x=\"\(Self.number(legendX + 22))\" y=\"\(Self.number(y + 11))\" font-size=\"12\">\(Self.escape(entry.label))</text>"
+            )
         }
         lines.append("</g>")
         lines.append("</svg>")

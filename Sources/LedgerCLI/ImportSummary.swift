@@ -16,12 +16,12 @@ struct ImportSummary: Encodable {
     var file: String
     var kind: String
     var entry: String?
-    var size_bytes: Int64
+    var sizeBytes: Int64
     var sha256: String
-    var dry_run: Bool
-    var import_id: Int64?
-    var records_seen: Int
-    var sleep_records_read: Int
+    var dryRun: Bool
+    var importID: Int64?
+    var recordsSeen: Int
+    var sleepRecordsRead: Int
     var accepted: Int
     var rejected: Int
     /// Accepted samples already stored; `nil` on a dry run (the database is not asked).
@@ -29,13 +29,37 @@ struct ImportSummary: Encodable {
     /// Samples added; `nil` on a dry run.
     var inserted: Int?
     var stages: [String: Int]
-    var earliest_start: String?
-    var latest_end: String?
-    var dirty_from: String?
+    var earliestStart: String?
+    var latestEnd: String?
+    var dirtyFrom: String?
     var warnings: [String]
     var diagnostics: [Diagnostic]
-    var diagnostics_not_kept: Int
+    var diagnosticsNotKept: Int
     var seconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case file
+        case kind
+        case entry
+        case sizeBytes = "size_bytes"
+        case sha256
+        case dryRun = "dry_run"
+        case importID = "import_id"
+        case recordsSeen = "records_seen"
+        case sleepRecordsRead = "sleep_records_read"
+        case accepted
+        case rejected
+        case duplicates
+        case inserted
+        case stages
+        case earliestStart = "earliest_start"
+        case latestEnd = "latest_end"
+        case dirtyFrom = "dirty_from"
+        case warnings
+        case diagnostics
+        case diagnosticsNotKept = "diagnostics_not_kept"
+        case seconds
+    }
 
     /// How many diagnostics the text form lists before "and N more".
     static let diagnosticsShown = 5
@@ -44,12 +68,12 @@ struct ImportSummary: Encodable {
         file = report.inputName
         kind = report.kind.rawValue
         entry = report.entryName
-        size_bytes = report.inputBytes
+        sizeBytes = report.inputBytes
         sha256 = report.sha256
-        dry_run = dryRun
-        import_id = outcome?.importID
-        records_seen = report.recordsSeen
-        sleep_records_read = report.accepted + report.rejected
+        self.dryRun = dryRun
+        importID = outcome?.importID
+        recordsSeen = report.recordsSeen
+        sleepRecordsRead = report.accepted + report.rejected
         accepted = report.accepted
         rejected = report.rejected
         duplicates = outcome?.duplicates
@@ -57,12 +81,12 @@ struct ImportSummary: Encodable {
         var stages: [String: Int] = [:]
         for (stage, count) in report.stageCounts { stages[stage.rawValue] = count }
         self.stages = stages
-        earliest_start = report.earliestStart.map(Self.instantText)
-        latest_end = report.latestEnd.map(Self.instantText)
-        dirty_from = outcome?.dirtyFrom?.description
+        earliestStart = report.earliestStart.map(Self.instantText)
+        latestEnd = report.latestEnd.map(Self.instantText)
+        dirtyFrom = outcome?.dirtyFrom?.description
         warnings = report.warnings
         diagnostics = report.diagnostics.map { Diagnostic(file: $0.file, line: $0.line, reason: $0.reason) }
-        diagnostics_not_kept = report.diagnosticsNotKept
+        diagnosticsNotKept = report.diagnosticsNotKept
         self.seconds = (seconds * 1000).rounded() / 1000
     }
 
@@ -78,12 +102,12 @@ struct ImportSummary: Encodable {
         var lines: [String] = []
         var identity = "\(file): \(kind)"
         if let entry { identity += " (\(entry))" }
-        identity += ", \(size_bytes) bytes, sha256 \(sha256)"
-        lines.append((dry_run ? "dry run, nothing written: " : "") + identity)
+        identity += ", \(sizeBytes) bytes, sha256 \(sha256)"
+        lines.append((dryRun ? "dry run, nothing written: " : "") + identity)
         func row(_ label: String, _ value: String) {
             lines.append("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + value)
         }
-        row("sleep records read", "\(sleep_records_read) (of \(records_seen) records)")
+        row("sleep records read", "\(sleepRecordsRead) (of \(recordsSeen) records)")
         row("accepted", "\(accepted)")
         row("rejected", "\(rejected)")
         if let duplicates { row("duplicates", "\(duplicates)") }
@@ -92,8 +116,8 @@ struct ImportSummary: Encodable {
             stages[stage.rawValue].map { "\(stage.rawValue) \($0)" }
         }
         if !stageText.isEmpty { row("per stage", stageText.joined(separator: ", ")) }
-        if let earliest_start, let latest_end { row("samples span", "\(earliest_start) to \(latest_end)") }
-        if let dirty_from { row("rollups dirty from", dirty_from) }
+        if let earliestStart, let latestEnd { row("samples span", "\(earliestStart) to \(latestEnd)") }
+        if let dirtyFrom { row("rollups dirty from", dirtyFrom) }
         row("took", String(format: "%.2f s", seconds))
         for warning in warnings { lines.append("  warning: \(warning)") }
         for diagnostic in diagnostics.prefix(Self.diagnosticsShown) {

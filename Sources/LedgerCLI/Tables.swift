@@ -12,7 +12,8 @@ struct TextTable {
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.indices.map { column in
-                column == row.count - 1 ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1
+                    ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
     }

@@ -121,17 +121,26 @@ enum UserCommand {
     static func printUsers(_ users: [User], format: OutputFormat, console: Console) throws {
         struct Row: Encodable {
             var handle: String
-            var time_zone: String
-            var target_seconds: Int64
-            var minimum_seconds: Int64
-            var created_at: String
+            var timeZone: String
+            var targetSeconds: Int64
+            var minimumSeconds: Int64
+            var createdAt: String
+
+            enum CodingKeys: String, CodingKey {
+                case handle
+                case timeZone = "time_zone"
+                case targetSeconds = "target_seconds"
+                case minimumSeconds = "minimum_seconds"
+                case createdAt = "created_at"
+            }
         }
         let stamp = ISO8601DateFormatter()
         stamp.timeZone = TimeZone(identifier: "UTC")
         let rows = users.map {
             Row(
-                handle: $0.handle, time_zone: $0.timeZoneIdentifier, target_seconds: $0.goals.targetSeconds,
-                minimum_seconds: $0.goals.minimumSeconds, created_at: stamp.string(from: Date(timeIntervalSince1970: TimeInterval($0.createdAt))))
+                handle: $0.handle, timeZone: $0.timeZoneIdentifier, targetSeconds: $0.goals.targetSeconds,
+                minimumSeconds: $0.goals.minimumSeconds,
+                createdAt: stamp.string(from: Date(timeIntervalSince1970: TimeInterval($0.createdAt))))
         }
         switch format {
         case .json:
@@ -139,7 +148,9 @@ enum UserCommand {
         case .csv:
             var table = CSVTable(header: ["handle", "time_zone", "target_seconds", "minimum_seconds", "created_at"])
             for row in rows {
-                table.append([row.handle, row.time_zone, "\(row.target_seconds)", "\(row.minimum_seconds)", row.created_at])
+                table.append([
+                    row.handle, row.timeZone, "\(row.targetSeconds)", "\(row.minimumSeconds)", row.createdAt,
+                ])
             }
             console.writeOutput(table.rendered)
         case .text:
@@ -149,8 +160,8 @@ enum UserCommand {
             var table = TextTable(header: ["HANDLE", "TIME ZONE", "TARGET", "MINIMUM", "CREATED"])
             for row in rows {
                 table.append([
-                    row.handle, row.time_zone, SleepDuration.format(seconds: row.target_seconds),
-                    SleepDuration.format(seconds: row.minimum_seconds), row.created_at,
+                    row.handle, row.timeZone, SleepDuration.format(seconds: row.targetSeconds),
+                    SleepDuration.format(seconds: row.minimumSeconds), row.createdAt,
                 ])
             }
             console.writeOutput(table.rendered)

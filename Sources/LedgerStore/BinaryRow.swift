@@ -66,7 +66,8 @@ struct BinaryRow {
 
     /// A `timestamptz` column as whole epoch seconds (rounded down).
     func epochSeconds(_ column: Int32) throws -> Int64? {
-        guard let micros = try fixed(column, 8, "timestamptz").map({ Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) })
+        guard
+            let micros = try fixed(column, 8, "timestamptz").map({ Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) })
         else { return nil }
         guard micros != Int64.min, micros != Int64.max else { throw malformed(column, "finite timestamptz") }
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000

@@ -75,11 +75,12 @@ public struct NightStore {
                     name: "naps.copy"
                 ) { writer in
                     for nap in keptNaps {
-                        try writer.writeRow([
-                            .int64(userID), .timestamp(epochSeconds: nap.start), .timestamp(epochSeconds: nap.end),
-                            .date(nap.wakeDay), .text(nap.timeZoneIdentifier), .text(nap.source),
-                            .int64(nap.asleepSeconds),
-                        ] as [SQLValue?])
+                        try writer.writeRow(
+                            [
+                                .int64(userID), .timestamp(epochSeconds: nap.start), .timestamp(epochSeconds: nap.end),
+                                .date(nap.wakeDay), .text(nap.timeZoneIdentifier), .text(nap.source),
+                                .int64(nap.asleepSeconds),
+                            ] as [SQLValue?])
                     }
                 }
             }
@@ -107,7 +108,9 @@ public struct NightStore {
     /// for the others, because a summary uses them only for the last night (the as-of day
     /// or the day before). Reading ten years of segments each night would be most of the
     /// nightly refresh's work.
-    func nightsForSummaries(userID: Int64, from first: LocalDate, through last: LocalDate? = nil, segmentsFrom: LocalDate)
+    func nightsForSummaries(
+        userID: Int64, from first: LocalDate, through last: LocalDate? = nil, segmentsFrom: LocalDate
+    )
         throws -> [Night]
     {
         // Binary results: the server sends integers, instants and arrays as they are

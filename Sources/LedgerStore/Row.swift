@@ -24,11 +24,6 @@ public struct Row: Sendable {
     public let values: [String?]
     let columnIndex: ColumnIndex
 
-    init(values: [String?], columnIndex: ColumnIndex) {
-        self.values = values
-        self.columnIndex = columnIndex
-    }
-
     private func position(of column: String) throws -> Int {
         guard let position = columnIndex.positions[column] else {
             throw StoreError(

@@ -7,7 +7,8 @@ struct AcceptedSpans {
     /// Ids of the kept spans that overlap `start ..< end` (touching is not overlapping).
     func overlapping(start: Int64, end: Int64) -> [Int] {
         // Spans are disjoint, so ends are sorted too: the first span ending after `start`.
-        var low = 0, high = ends.count
+        var low = 0
+        var high = ends.count
         while low < high {
             let middle = (low + high) / 2
             if ends[middle] <= start { low = middle + 1 } else { high = middle }
@@ -23,7 +24,8 @@ struct AcceptedSpans {
 
     /// Keeps a span that overlaps none already kept.
     mutating func insert(start: Int64, end: Int64, id: Int) {
-        var low = 0, high = starts.count
+        var low = 0
+        var high = starts.count
         while low < high {
             let middle = (low + high) / 2
             if starts[middle] < start { low = middle + 1 } else { high = middle }

@@ -28,7 +28,9 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let y = String(year), m = String(month), d = String(day)
+        let y = String(year)
+        let m = String(month)
+        let d = String(day)
         return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-"
             + (m.count < 2 ? "0" + m : m) + "-" + (d.count < 2 ? "0" + d : d)
     }

@@ -17,7 +17,8 @@ public enum LocalTime {
     public static func fixedOffsetIdentifier(secondsFromGMT offset: Int) -> String {
         let sign = offset < 0 ? "-" : "+"
         let minutes = abs(offset) / 60
-        let hours = minutes / 60, rest = minutes % 60
+        let hours = minutes / 60
+        let rest = minutes % 60
         return "GMT" + sign + (hours < 10 ? "0" : "") + String(hours) + ":" + (rest < 10 ? "0" : "")
             + String(rest)
     }

@@ -153,7 +153,8 @@ public struct NightBuilder: Sendable {
 
         // Rule 4: most sleep first across all wake days.
         mainCandidates.sort { lhs, rhs in
-            let a = candidates[lhs], b = candidates[rhs]
+            let a = candidates[lhs]
+            let b = candidates[rhs]
             if a.asleep != b.asleep { return a.asleep > b.asleep }
             if a.hasStageData != b.hasStageData { return a.hasStageData }
             if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
@@ -185,9 +186,11 @@ public struct NightBuilder: Sendable {
         // Naps: most sleep first; one overlapping a night is set aside (recorded with the
         // night), one overlapping a kept nap of another source repeats it and is dropped.
         napClusters.sort { lhs, rhs in
-            let a = clusters[lhs], b = clusters[rhs]
+            let a = clusters[lhs]
+            let b = clusters[rhs]
             if a.asleep != b.asleep { return a.asleep > b.asleep }
-            let aStaged = 2 * a.staged >= a.asleep, bStaged = 2 * b.staged >= b.asleep
+            let aStaged = 2 * a.staged >= a.asleep
+            let bStaged = 2 * b.staged >= b.asleep
             if aStaged != bStaged { return aStaged }
             if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
             return a.start < b.start
@@ -222,7 +225,8 @@ public struct NightBuilder: Sendable {
             let nightSegments = Array(segments[firstSegment..<lastSegment])
             nights.append(
                 makeNight(
-                    rules: rules, candidate: candidate, segments: nightSegments, zone: chosen.zone, wakeDay: chosen.wakeDay,
+                    rules: rules, candidate: candidate, segments: nightSegments, zone: chosen.zone,
+                    wakeDay: chosen.wakeDay,
                     inBedStarts: inBedStarts,
                     source: sourceNames[sourceOrder[candidate.sourceRank]],
                     setAsideSources: setAside[nightID].sorted().map { sourceNames[sourceOrder[$0]] }))
@@ -256,7 +260,8 @@ public struct NightBuilder: Sendable {
         where intervals[index].start - intervals[index - 1].end >= rules.wakeUpMinimumSeconds {
             wakeUps += 1
         }
-        let onset = candidate.onset, wake = candidate.wake
+        let onset = candidate.onset
+        let wake = candidate.wake
         let asleep = stages.total
         // Rule 6: the earliest in-bed start in [onset - lookback, onset].
         var latency: Int64?
@@ -282,15 +287,18 @@ public struct NightBuilder: Sendable {
         if a.start != b.start { return a.start < b.start }
         if a.end != b.end { return a.end < b.end }
         if a.rank != b.rank { return a.rank < b.rank }
-        let x = samples[a.sampleIndex], y = samples[b.sampleIndex]
-        let xZone = x.timeZoneIdentifier ?? "", yZone = y.timeZoneIdentifier ?? ""
+        let x = samples[a.sampleIndex]
+        let y = samples[b.sampleIndex]
+        let xZone = x.timeZoneIdentifier ?? ""
+        let yZone = y.timeZoneIdentifier ?? ""
         if xZone != yZone { return xZone < yZone }
         return (x.printedUTCOffset ?? Int32.min) < (y.printedUTCOffset ?? Int32.min)
     }
 
     /// First index whose value is at least `value`.
     static func lowerBound(of value: Int64, in sorted: [Int64]) -> Int {
-        var low = 0, high = sorted.count
+        var low = 0
+        var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
             if sorted[middle] < value { low = middle + 1 } else { high = middle }

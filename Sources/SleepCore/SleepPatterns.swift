@@ -145,8 +145,7 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
             let weekendHours = Double(weekend.seconds) / Double(weekend.count) / 3600
             let workdayHours = Double(workday.seconds) / Double(workday.count) / 3600
             let difference = weekendHours - workdayHours
-            if SpecArithmetic.rounded(difference) > SpecArithmetic.rounded(rules.socialJetLagHours)
-            {
+            if SpecArithmetic.rounded(difference) > SpecArithmetic.rounded(rules.socialJetLagHours) {
                 socialJetLag = SocialJetLag(
                     weekendAverageHours: weekendHours, workdayAverageHours: workdayHours,
                     differenceHours: difference, weekendNights: weekend.count,

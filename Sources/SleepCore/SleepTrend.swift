@@ -42,8 +42,7 @@ public struct SleepTrend: Sendable, Hashable, Codable {
         let later = values.suffix(half).reduce(Int64(0), +)
         let difference = Double(later - earlier) / Double(half) / 3600
         let direction: Direction
-        if abs(SpecArithmetic.rounded(difference)) < SpecArithmetic.rounded(rules.trendStableHours)
-        {
+        if abs(SpecArithmetic.rounded(difference)) < SpecArithmetic.rounded(rules.trendStableHours) {
             direction = .stable
         } else {
             direction = difference > 0 ? .improving : .declining

@@ -39,7 +39,8 @@ struct StageUnion {
         of pieces: ArraySlice<Piece>, to segments: inout [StageSegment]
     ) -> (asleep: Int64, staged: Int64) {
         let firstSegment = segments.count
-        var asleep: Int64 = 0, staged: Int64 = 0
+        var asleep: Int64 = 0
+        var staged: Int64 = 0
         func emit(_ rank: UInt8, _ start: Int64, _ end: Int64) {
             guard end > start else { return }
             asleep += end - start

@@ -67,7 +67,9 @@ struct NightWriter {
             let pickUps: Int64 =
                 draw < 0.7
                 ? random.integer(in: 0...2)
-                : draw < 0.95 ? random.integer(in: 3...10) : random.integer(in: 10...Int64(max(10, configuration.maximumPhonePickUps)))
+                : draw < 0.95
+                    ? random.integer(in: 3...10)
+                    : random.integer(in: 10...Int64(max(10, configuration.maximumPhonePickUps)))
             var cursor = start
             let step = (end - start) / (pickUps + 1)
             for piece in 0..<pickUps {

@@ -1,5 +1,5 @@
-public import SleepCore
 import Foundation
+public import SleepCore
 
 /// A seeded, deterministic generator of realistic sleep-analysis sample streams, for
 /// tests and benchmarks.

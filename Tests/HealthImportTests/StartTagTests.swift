@@ -19,10 +19,12 @@ struct StartTagTests {
     static let record = Array("Record".utf8)
 
     static let cases: [Case] = [
-        Case(tag: #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" value="x"/>"#, isFast: true,
-             isSelfClosing: true, type: "HKCategoryTypeIdentifierSleepAnalysis"),
-        Case(tag: #"<Record type="A" device="&lt;&lt;HKDevice&gt;&gt;" value="1">"#, isFast: true,
-             isSelfClosing: false, type: "A"),
+        Case(
+            tag: #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" value="x"/>"#, isFast: true,
+            isSelfClosing: true, type: "HKCategoryTypeIdentifierSleepAnalysis"),
+        Case(
+            tag: #"<Record type="A" device="&lt;&lt;HKDevice&gt;&gt;" value="1">"#, isFast: true,
+            isSelfClosing: false, type: "A"),
         Case(tag: #"<Record type="A" note="a > b" other="c/>d">"#, isFast: true, isSelfClosing: false, type: "A"),
         Case(tag: #"<Record type="a>b" x="/>"/>"#, isFast: true, isSelfClosing: true, type: "a>b"),
         Case(tag: "<Record\n type=\"A\"\n\tvalue=\"1\"\n/>", isFast: false, isSelfClosing: true, type: "A"),
@@ -30,12 +32,14 @@ struct StartTagTests {
         Case(tag: #"<Record type='A' value="1"/>"#, isFast: false, isSelfClosing: true, type: "A"),
         Case(tag: #"<Record type="A" sourceName="Anna's Watch">"#, isFast: false, isSelfClosing: false, type: "A"),
         Case(tag: #"<Record type="A" value = "x>y" />"#, isFast: true, isSelfClosing: true, type: "A"),
-        Case(tag: #"<Record type="HKCategoryTypeIdentifier&#83;leepAnalysis"/>"#, isFast: true,
-             isSelfClosing: true, type: "HKCategoryTypeIdentifier&#83;leepAnalysis"),
+        Case(
+            tag: #"<Record type="HKCategoryTypeIdentifier&#83;leepAnalysis"/>"#, isFast: true,
+            isSelfClosing: true, type: "HKCategoryTypeIdentifier&#83;leepAnalysis"),
         Case(tag: "<Record>", isFast: false, isSelfClosing: false, type: nil),
         Case(tag: "<Record/>", isFast: false, isSelfClosing: true, type: nil),
-        Case(tag: #"<MetadataEntry key="HKTimeZone" value="Europe/Berlin"/>"#, isFast: true, isSelfClosing: true,
-             type: nil),
+        Case(
+            tag: #"<MetadataEntry key="HKTimeZone" value="Europe/Berlin"/>"#, isFast: true, isSelfClosing: true,
+            type: nil),
         Case(tag: #"<Workout a="1" b="x > y">"#, isFast: true, isSelfClosing: false, type: nil),
         Case(tag: "<HealthData locale=\"en_US\">", isFast: true, isSelfClosing: false, type: nil),
     ]
@@ -61,9 +65,11 @@ struct StartTagTests {
         }
     }
 
-    @Test("a tag cut off before its end asks for more bytes", arguments: [
-        #"<Record type="A" value="1""#, #"<Record type="A"#, #"<Record type="A" v="a>b"#, "<Reco",
-    ])
+    @Test(
+        "a tag cut off before its end asks for more bytes",
+        arguments: [
+            #"<Record type="A" value="1""#, #"<Record type="A"#, #"<Record type="A" v="a>b"#, "<Reco",
+        ])
     func unfinishedTagNeedsMoreBytes(_ text: String) {
         Array(text.utf8).withUnsafeBytes { buffer in
             #expect(StartTag(buffer, at: 0, wantsTypeOf: Self.record) == nil)

@@ -22,7 +22,8 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCharacters string: String) { texts.append(string) }
 
     func elements(withClass name: String) -> [[String: String]] {
-        elements.filter { ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(name)) }.map(\.attributes)
+        elements.filter { ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(name)) }.map(
+            \.attributes)
     }
 }
 
@@ -33,7 +34,8 @@ struct AdminChartTests {
         let fixture = try AdminFixture.shared()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("admin-chart-\(UUID().uuidString).svg")
         defer { try? FileManager.default.removeItem(at: file) }
-        let (code, captured) = runAdmin(["chart", "anna"] + arguments + ["--output", file.path], environment: fixture.environment)
+        let (code, captured) = runAdmin(
+            ["chart", "anna"] + arguments + ["--output", file.path], environment: fixture.environment)
         #expect(code == .success, "\(captured.errorText)")
         #expect(captured.printed.hasPrefix("Wrote the "))
         let data = try Data(contentsOf: file)

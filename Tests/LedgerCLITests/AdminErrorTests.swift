@@ -25,7 +25,8 @@ struct AdminErrorTests {
         arguments: [
             ["frobnicate"], ["summary"], ["summary", "anna", "--horizon", "fortnight"],
             ["summary", "anna", "--format", "csv"], ["debt", "anna", "--as-of", "17.03.2025"],
-            ["users", "--sort", "age"], ["users", "--severity", "bad"], ["nights", "anna", "--from", "2025-03-10", "--to", "2025-03-01"],
+            ["users", "--sort", "age"], ["users", "--severity", "bad"],
+            ["nights", "anna", "--from", "2025-03-10", "--to", "2025-03-01"],
             ["summary", "anna", "ben"],
         ])
     func usage(arguments: [String]) throws {

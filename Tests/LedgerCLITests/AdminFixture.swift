@@ -82,7 +82,8 @@ struct AdminFixture: Sendable {
         try summaries.replace(
             userID: dan.id, summaries: SummaryBuilder(nights: danBuilt.nights, goals: dan.goals).summaries(asOf: asOf),
             computedAt: rollupAt + 60)
-        try summaries.replace(userID: cara.id, summaries: SummaryBuilder(nights: []).summaries(asOf: asOf), computedAt: rollupAt)
+        try summaries.replace(
+            userID: cara.id, summaries: SummaryBuilder(nights: []).summaries(asOf: asOf), computedAt: rollupAt)
         for (user, at) in [(anna, rollupAt), (dan, rollupAt + 60), (cara, rollupAt)] {
             try connection.execute(
                 "UPDATE rollup_state SET last_as_of = $2, last_rollup_at = $3 WHERE user_id = $1",

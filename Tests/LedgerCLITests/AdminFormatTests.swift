@@ -12,10 +12,13 @@ struct AdminFormatTests {
         let fixture = try AdminFixture.shared()
         for horizon in Horizon.allCases {
             let (code, captured) = runAdmin(
-                ["summary", "anna", "--horizon", horizon.rawValue, "--format", "json"], environment: fixture.environment)
+                ["summary", "anna", "--horizon", horizon.rawValue, "--format", "json"], environment: fixture.environment
+            )
             #expect(code == .success, "\(captured.errorText)")
             let decoded = try JSONDecoder().decode(Summary.self, from: Data(captured.printed.utf8))
-            #expect(decoded == SummaryBuilder(nights: fixture.annaNights).summary(horizon: horizon, asOf: AdminFixture.asOf))
+            #expect(
+                decoded == SummaryBuilder(nights: fixture.annaNights).summary(horizon: horizon, asOf: AdminFixture.asOf)
+            )
         }
         let asOf = LocalDate(year: 2025, month: 2, day: 10)
         let (code, captured) = runAdmin(
@@ -36,18 +39,24 @@ struct AdminFormatTests {
         struct Series: Decodable {
             var handle: String
             var horizon: Horizon
-            var as_of: LocalDate
-            var goal_band: GoalBand
+            var asOf: LocalDate
+            var goalBand: GoalBand
             var debt: DebtTotals
             var buckets: [HorizonBucket]
+
+            enum CodingKeys: String, CodingKey {
+                case handle, horizon, debt, buckets
+                case asOf = "as_of"
+                case goalBand = "goal_band"
+            }
         }
         let series = try JSONDecoder().decode(Series.self, from: Data(captured.printed.utf8))
         #expect(series.handle == "anna")
         #expect(series.horizon == .monthly)
-        #expect(series.as_of == AdminFixture.asOf)
+        #expect(series.asOf == AdminFixture.asOf)
         #expect(series.buckets == stored.buckets)
         #expect(series.debt == stored.debt)
-        #expect(series.goal_band == GoalBand(minimumSeconds: 25_200, targetSeconds: 28_800))
+        #expect(series.goalBand == GoalBand(minimumSeconds: 25_200, targetSeconds: 28_800))
 
         (code, captured) = runAdmin(["debt", "anna", "--format", "csv"], environment: fixture.environment)
         #expect(code == .success)
@@ -75,7 +84,8 @@ struct AdminFormatTests {
     @Test("nights --format json decodes to the stored nights; csv round-trips every night with quoting")
     func nightsJSONAndCSV() throws {
         let fixture = try AdminFixture.shared()
-        var (code, captured) = runAdmin(["nights", "anna", "--naps", "--format", "json"], environment: fixture.environment)
+        var (code, captured) = runAdmin(
+            ["nights", "anna", "--naps", "--format", "json"], environment: fixture.environment)
         #expect(code == .success)
         struct Listing: Decodable {
             var handle: String
@@ -92,7 +102,8 @@ struct AdminFormatTests {
         #expect(code == .success)
         let rows = parseCSV(captured.printed)
         let expected = fixture.annaNights.filter {
-            $0.wakeDay >= LocalDate(year: 2025, month: 2, day: 1) && $0.wakeDay <= LocalDate(year: 2025, month: 2, day: 28)
+            $0.wakeDay >= LocalDate(year: 2025, month: 2, day: 1)
+                && $0.wakeDay <= LocalDate(year: 2025, month: 2, day: 28)
         }
         #expect(rows.count == expected.count + 1)
         #expect(rows.allSatisfy { $0.count == 22 })
@@ -108,15 +119,20 @@ struct AdminFormatTests {
         let imports = parseCSV(captured.printed)
         #expect(imports.count == 3)
         #expect(imports[1][3] == "sleep, march.csv")
-        #expect(imports[1][11] == "endBeforeStart sample ends before it starts (1)\nunknownStage unknown sleep value HKCategoryValueSleepAnalysisNap (1)")
+        #expect(
+            imports[1][11]
+                == "endBeforeStart sample ends before it starts (1)\nunknownStage unknown sleep value HKCategoryValueSleepAnalysisNap (1)"
+        )
     }
 
     @Test("users --format json and csv: one entry per user, sorted and filtered like the text")
     func usersJSONAndCSV() throws {
         let fixture = try AdminFixture.shared()
-        var (code, captured) = runAdmin(["users", "--sort", "debt", "--format", "json"], environment: fixture.environment)
+        var (code, captured) = runAdmin(
+            ["users", "--sort", "debt", "--format", "json"], environment: fixture.environment)
         #expect(code == .success)
-        let users = try #require(try JSONSerialization.jsonObject(with: Data(captured.printed.utf8)) as? [[String: Any]])
+        let users = try #require(
+            try JSONSerialization.jsonObject(with: Data(captured.printed.utf8)) as? [[String: Any]])
         #expect(users.map { $0["handle"] as? String } == ["dan", "anna", "ben", "cara"])
         let annaWeekly = SummaryBuilder(nights: fixture.annaNights).summary(horizon: .weekly, asOf: AdminFixture.asOf)
         #expect(users[1]["debt_seconds"] as? Int == Int(annaWeekly.debt.debtSeconds))
@@ -124,7 +140,8 @@ struct AdminFormatTests {
         #expect(users[1]["last_rollup_at"] as? Int == Int(AdminFixture.rollupAt))
         #expect(users[2]["debt_seconds"] == nil)
 
-        (code, captured) = runAdmin(["users", "--severity", "critical", "--format", "csv"], environment: fixture.environment)
+        (code, captured) = runAdmin(
+            ["users", "--severity", "critical", "--format", "csv"], environment: fixture.environment)
         let rows = parseCSV(captured.printed)
         #expect(rows.first?.first == "handle")
         #expect(rows.dropFirst().map { $0[0] } == ["anna", "dan"])
@@ -138,7 +155,8 @@ struct AdminFormatTests {
         let (code, captured) = runAdmin(
             ["users", "--as-of", "2025-02-10", "--format", "json"], environment: fixture.environment)
         #expect(code == .success)
-        let users = try #require(try JSONSerialization.jsonObject(with: Data(captured.printed.utf8)) as? [[String: Any]])
+        let users = try #require(
+            try JSONSerialization.jsonObject(with: Data(captured.printed.utf8)) as? [[String: Any]])
         let anna = try #require(users.first { $0["handle"] as? String == "anna" })
         let expected = SummaryBuilder(nights: fixture.annaNights).summary(
             horizon: .weekly, asOf: LocalDate(year: 2025, month: 2, day: 10))

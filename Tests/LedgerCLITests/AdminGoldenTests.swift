@@ -7,7 +7,8 @@ import Testing
 /// review the files by eye before committing.
 @Suite("sleepledger-admin golden text output")
 struct AdminGoldenTests {
-    static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Golden")
 
     static let cases: [(String, [String])] = [
         ("users", ["users"]),
@@ -60,6 +61,8 @@ struct AdminGoldenTests {
             return
         }
         let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "output differs from Golden/\(name); re-record with SLEEPLEDGER_RECORD_GOLDEN=1 only on purpose")
+        #expect(
+            actual == expected,
+            "output differs from Golden/\(name); re-record with SLEEPLEDGER_RECORD_GOLDEN=1 only on purpose")
     }
 }

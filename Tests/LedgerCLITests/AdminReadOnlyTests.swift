@@ -1,14 +1,17 @@
 import Foundation
-@testable import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerCLI
 
 /// The admin tool cannot write, refuses schemas it does not know, and never starts,
 /// creates or migrates anything.
 @Suite("sleepledger-admin is read-only")
 struct AdminReadOnlyTests {
-    @Test("a write through its connection fails, even after SET TRANSACTION READ WRITE", arguments: ["admin-url", "database-url"])
+    @Test(
+        "a write through its connection fails, even after SET TRANSACTION READ WRITE",
+        arguments: ["admin-url", "database-url"])
     func writesFail(setting: String) throws {
         let fixture = try AdminFixture.shared()
         // Either its own setting pointing at the read-only role, or DATABASE_URL (a
@@ -46,20 +49,26 @@ struct AdminReadOnlyTests {
         }
         let check = try Connection(conninfo: fixture.conninfo)
         defer { check.close() }
-        #expect(try check.execute("SELECT time_zone FROM users WHERE handle = 'anna'").single().string(0) == "Europe/Berlin")
+        #expect(
+            try check.execute("SELECT time_zone FROM users WHERE handle = 'anna'").single().string(0) == "Europe/Berlin"
+        )
         #expect(try check.execute("SELECT count(*) FROM summaries").single().int(0) == 18)
     }
 
     @Test("a schema with pending migrations is refused (exit 69), naming sleepledger migrate")
     func pendingSchema() throws {
         let database = try TestDatabase.fresh()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("admin-migrations-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "admin-migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let all = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrationsFolder).filter { $0.hasSuffix(".sql") }
+        let all = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrationsFolder).filter {
+            $0.hasSuffix(".sql")
+        }
         let firstFile = try #require(all.sorted().first)
         try FileManager.default.copyItem(
-            atPath: TestDatabase.migrationsFolder + "/" + firstFile, toPath: folder.appendingPathComponent(firstFile).path)
+            atPath: TestDatabase.migrationsFolder + "/" + firstFile,
+            toPath: folder.appendingPathComponent(firstFile).path)
         let connection = try Connection(conninfo: database.conninfo)
         defer { connection.close() }
         let old = try Migrator(folder: folder.path)
@@ -95,11 +104,13 @@ struct AdminReadOnlyTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("admin-home-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let (code, captured) = runAdmin(
-            ["users"], environment: ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder])
+            ["users"],
+            environment: ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder])
         #expect(code == .unavailable)
         #expect(
             captured.errorText
-                == "sleepledger-admin: the embedded database at \(home.path) is not running; start it with `sleepledger db start`\n")
+                == "sleepledger-admin: the embedded database at \(home.path) is not running; start it with `sleepledger db start`\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: home.path))
     }
 

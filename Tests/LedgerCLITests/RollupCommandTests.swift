@@ -50,8 +50,10 @@ struct RollupCommandTests {
         #expect(code == .success)
         (code, captured) = runTool(["rollup", "--as-of", "2024-03-01"], environment: environment)
         #expect(code == .success, "\(captured.errorText)")
-        #expect(captured.printed.hasPrefix(
-            "rollup: 1 users done (0 rebuilt from a changed day, 1 in full), 0 up to date, 0 skipped, 0 failed, 0 nights written, "))
+        #expect(
+            captured.printed.hasPrefix(
+                "rollup: 1 users done (0 rebuilt from a changed day, 1 in full), 0 up to date, 0 skipped, 0 failed, 0 nights written, "
+            ))
         #expect(captured.errorText.contains("no sleep samples are stored yet"))
         (code, captured) = runTool(["rollup", "--as-of", "2024-03-01", "--format", "json"], environment: environment)
         #expect(code == .success)
@@ -69,9 +71,12 @@ struct RollupCommandTests {
         #expect(captured.printed.contains("30 nights written"))
         #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == 18)
         // Ten nights of 7.5 h against an 8 h target: 30 min of debt each, 5 h in the month.
-        #expect(try Self.scalar(conninfo, "SELECT min(debt_seconds) FROM summaries WHERE horizon = 'monthly'") == 18_000)
-        #expect(try Self.scalar(conninfo, "SELECT max(debt_seconds) FROM summaries WHERE horizon = 'monthly'") == 18_000)
-        (code, captured) = runTool(["rollup", "--user", "USER2", "--all", "--as-of", "2024-01-12"], environment: environment)
+        #expect(
+            try Self.scalar(conninfo, "SELECT min(debt_seconds) FROM summaries WHERE horizon = 'monthly'") == 18_000)
+        #expect(
+            try Self.scalar(conninfo, "SELECT max(debt_seconds) FROM summaries WHERE horizon = 'monthly'") == 18_000)
+        (code, captured) = runTool(
+            ["rollup", "--user", "USER2", "--all", "--as-of", "2024-01-12"], environment: environment)
         #expect(code == .success)
         #expect(captured.printed.contains("1 users done (0 rebuilt from a changed day, 1 in full)"))
     }
@@ -122,7 +127,8 @@ struct RollupCommandTests {
         // Every user is either complete (6 summaries, 45 nights, marks cleared) or untouched.
         #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == done * 6)
         #expect(try Self.scalar(conninfo, "SELECT count(*) FROM nights") == done * 45)
-        #expect(try Self.scalar(conninfo, "SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL") == 120 - done)
+        #expect(
+            try Self.scalar(conninfo, "SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL") == 120 - done)
 
         let (code, captured) = runTool(["rollup", "--as-of", "2024-03-01"], environment: environment)
         #expect(code == .success, "\(captured.errorText)")

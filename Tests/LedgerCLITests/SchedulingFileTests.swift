@@ -85,7 +85,8 @@ struct SchedulingFileTests {
         let built = builtProductsDirectory().appendingPathComponent("sleepledger").path
         let service = try Self.file("deploy/systemd/sleepledger-rollup.service")
             .replacingOccurrences(of: "/usr/local/bin/sleepledger", with: built)
-        try service.write(to: folder.appendingPathComponent("sleepledger-rollup.service"), atomically: true, encoding: .utf8)
+        try service.write(
+            to: folder.appendingPathComponent("sleepledger-rollup.service"), atomically: true, encoding: .utf8)
         try Self.file("deploy/systemd/sleepledger-rollup.timer").write(
             to: folder.appendingPathComponent("sleepledger-rollup.timer"), atomically: true, encoding: .utf8)
         let process = Process()

@@ -36,16 +36,33 @@ struct UserCommandTests {
         (code, captured) = runTool(["user", "remove", "anna", "--yes"], environment: environment)
         #expect(code == .success)
         (code, captured) = runTool(["user", "list", "--format", "json"], environment: environment)
-        #expect(captured.printed.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || captured.printed.contains("[]"))
+        #expect(
+            captured.printed.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
+                || captured.printed.contains("[]"))
     }
 
     /// Each bad input is one line on standard error, exit 65, and nothing written.
     @Test(arguments: [
-        (["user", "add", "bob", "--time-zone", "Mars/Olympus"], "unknown time zone 'Mars/Olympus'; use an IANA name such as Europe/Berlin"),
-        (["user", "add", "bob", "--time-zone", "UTC", "--target", "6h", "--minimum", "7h"], "target sleep 6h is below the minimum 7h"),
-        (["user", "add", "bob", "--time-zone", "UTC", "--target", "eight"], "malformed duration 'eight' for --target; write it like 8h or 7h30m"),
-        (["user", "add", "bob", "--time-zone", "UTC", "--minimum", "7"], "malformed duration '7' for --minimum; write it like 7h or 6h45m"),
-        (["user", "add", "bob smith", "--time-zone", "UTC"], "invalid handle 'bob smith': use 1-64 letters, digits, '.', '_', '-' or '@'"),
+        (
+            ["user", "add", "bob", "--time-zone", "Mars/Olympus"],
+            "unknown time zone 'Mars/Olympus'; use an IANA name such as Europe/Berlin"
+        ),
+        (
+            ["user", "add", "bob", "--time-zone", "UTC", "--target", "6h", "--minimum", "7h"],
+            "target sleep 6h is below the minimum 7h"
+        ),
+        (
+            ["user", "add", "bob", "--time-zone", "UTC", "--target", "eight"],
+            "malformed duration 'eight' for --target; write it like 8h or 7h30m"
+        ),
+        (
+            ["user", "add", "bob", "--time-zone", "UTC", "--minimum", "7"],
+            "malformed duration '7' for --minimum; write it like 7h or 6h45m"
+        ),
+        (
+            ["user", "add", "bob smith", "--time-zone", "UTC"],
+            "invalid handle 'bob smith': use 1-64 letters, digits, '.', '_', '-' or '@'"
+        ),
     ])
     func badInputExits65AndWritesNothing(arguments: [String], message: String) throws {
         let environment = try migratedEnvironment()

@@ -33,7 +33,10 @@ struct NightIntervalsMigrationTests {
         let nights = try NightStore(connection: connection).nights(userID: user.id)
         #expect(
             nights.map(\.asleepIntervals) == [
-                [TimeSpan(start: 1_743_286_500, end: 1_743_300_000), TimeSpan(start: 1_743_301_800, end: 1_743_313_500)],
+                [
+                    TimeSpan(start: 1_743_286_500, end: 1_743_300_000),
+                    TimeSpan(start: 1_743_301_800, end: 1_743_313_500),
+                ],
                 [],
             ])
         let stored = try connection.execute(
@@ -70,7 +73,9 @@ struct NightIntervalsMigrationTests {
 
     @Test(
         "malformed interval arrays are refused",
-        arguments: ["", "{", "{1}", "{1,}", "{,1}", "{1,2,3}", "[1,2]", "{1,x}", "{99999999999999999999,1}", "{NULL,1}"])
+        arguments: [
+            "", "{", "{1}", "{1,}", "{,1}", "{1,2,3}", "[1,2]", "{1,x}", "{99999999999999999999,1}", "{NULL,1}",
+        ])
     func refusesMalformed(text: String) {
         #expect(throws: StoreError.self) { try NightStore.intervals(fromArrayLiteral: text) }
     }

@@ -17,7 +17,8 @@ struct NightStoreTests {
         wakeDay: LocalDate(year: 2025, month: 3, day: 30), timeZoneIdentifier: "GMT+05:30",
         bedtime: 1_743_285_600, onset: 1_743_286_500, wake: 1_743_313_500, asleepSeconds: 25_200,
         timeInBedSeconds: 27_900, awakeSeconds: 1_800, wakeUps: 2, latencySeconds: 900,
-        stages: StageSeconds(deep: 3_600, rem: 5_400, core: 14_400, unspecified: 1_800), efficiency: 25_200.0 / 27_900.0,
+        stages: StageSeconds(deep: 3_600, rem: 5_400, core: 14_400, unspecified: 1_800),
+        efficiency: 25_200.0 / 27_900.0,
         hasStageData: true, source: "Anna's \"Watch\"", fragmentCount: 2,
         setAsideSources: ["AutoSleep, v2", "Back\\slash", "NULL", "{braces}"],
         asleepIntervals: [
@@ -45,7 +46,8 @@ struct NightStoreTests {
         #expect(written.nights == 2)
         #expect(try store.nights(userID: userID) == [Self.awkwardNight, noLatency])
         #expect(try store.nights(userID: userID, from: LocalDate(year: 2025, month: 3, day: 31)) == [noLatency])
-        #expect(try store.nights(userID: userID, through: LocalDate(year: 2025, month: 3, day: 30)) == [Self.awkwardNight])
+        #expect(
+            try store.nights(userID: userID, through: LocalDate(year: 2025, month: 3, day: 30)) == [Self.awkwardNight])
     }
 
     @Test("ninety days of generated nights and naps read back exactly as the night builder made them")

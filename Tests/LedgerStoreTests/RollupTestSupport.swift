@@ -1,8 +1,9 @@
 import Foundation
-@testable import LedgerStore
 import LedgerTestSupport
 import SleepCore
 import SleepFixtures
+
+@testable import LedgerStore
 
 /// A migrated database plus helpers to import samples the way the importer does and to
 /// snapshot every rollup result as text.
@@ -36,11 +37,12 @@ struct RollupFixture {
                 """
             ) { writer in
                 for sample in samples {
-                    try writer.writeRow([
-                        .int64(userID), .text(sample.source), .timestamp(epochSeconds: sample.start),
-                        .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
-                        sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
-                    ] as [SQLValue?])
+                    try writer.writeRow(
+                        [
+                            .int64(userID), .text(sample.source), .timestamp(epochSeconds: sample.start),
+                            .timestamp(epochSeconds: sample.end), .text(sample.stage.rawValue),
+                            sample.timeZoneIdentifier.map { .text($0) }, sample.printedUTCOffset.map { .int(Int($0)) },
+                        ] as [SQLValue?])
                 }
             }
             try connection.execute(

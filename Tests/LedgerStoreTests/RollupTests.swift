@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
-@testable import LedgerStore
 import LedgerTestSupport
 import SleepCore
 import SleepFixtures
 import Synchronization
 import Testing
+
+@testable import LedgerStore
 
 @Suite("Rollup engine")
 struct RollupTests {
@@ -22,7 +23,8 @@ struct RollupTests {
     /// before `wakeDay`, with no zone (the user's zone is used).
     static func plainNight(wakeDay: LocalDate, asleepHours: Int, source: String = "Watch") -> SleepSample {
         let start = Int64(wakeDay.daysSinceEpoch) * 86_400 - 3_600
-        return SleepSample(source: source, start: start, end: start + Int64(asleepHours) * 3_600, stage: .asleepUnspecified)
+        return SleepSample(
+            source: source, start: start, end: start + Int64(asleepHours) * 3_600, stage: .asleepUnspecified)
     }
 
     @Test("two full runs give byte-identical rows; a run with nothing to do writes nothing")
@@ -255,7 +257,8 @@ struct RollupTests {
         for user in [empty, inBed, napper] {
             #expect(try fixture.count("nights", userID: user.id) == 0)
             for horizon in Horizon.allCases {
-                let summary = try #require(try SummaryStore(connection: fixture.connection).summary(userID: user.id, horizon: horizon))
+                let summary = try #require(
+                    try SummaryStore(connection: fixture.connection).summary(userID: user.id, horizon: horizon))
                 #expect(summary.debt.debtSeconds == 0)
                 #expect(summary.debt.trackedNights == 0)
                 #expect(summary.score.overall == 0)

@@ -281,7 +281,8 @@ struct SampleLoaderAppendTests {
             #expect(first.inserted == example.stored.count)
         }
         let outcome = try loader.load(
-            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(example.imported.count)
+            userID: user.id, userTimeZone: user.timeZoneIdentifier,
+            audit: SampleLoaderTests.audit(example.imported.count)
         ) { sink in
             for sample in example.imported { try sink.append(sample) }
             return SampleLoaderTests.audit(example.imported.count)

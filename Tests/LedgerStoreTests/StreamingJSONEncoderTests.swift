@@ -1,8 +1,9 @@
 import Foundation
-@testable import LedgerStore
 import SleepCore
 import SleepFixtures
 import Testing
+
+@testable import LedgerStore
 
 @Suite("Streaming JSON encoder for summaries")
 struct StreamingJSONEncoderTests {

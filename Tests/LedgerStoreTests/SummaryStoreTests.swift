@@ -50,7 +50,8 @@ struct SummaryStoreTests {
 
     @Test("the stored JSON is the documented snake_case shape")
     func jsonShape() throws {
-        let summary = SummaryBuilder(nights: []).summary(horizon: .weekly, asOf: LocalDate(year: 2024, month: 3, day: 1))
+        let summary = SummaryBuilder(nights: []).summary(
+            horizon: .weekly, asOf: LocalDate(year: 2024, month: 3, day: 1))
         let text = try SummaryStore.jsonText(of: summary)
         #expect(text.contains("\"as_of\":\"2024-03-01\""))
         #expect(text.contains("\"schema_version\":1"))

@@ -51,13 +51,20 @@ struct FixtureGeneratorTests {
         #expect(watch.allSatisfy { $0.timeZoneIdentifier != nil })
         #expect(Set(watch.map(\.stage)) == [.core, .deep, .rem, .awake])
         // Deep sleep in the first half of the night outweighs the second; REM the reverse.
-        var deepEarly: Int64 = 0, deepLate: Int64 = 0, remEarly: Int64 = 0, remLate: Int64 = 0
+        var deepEarly: Int64 = 0
+        var deepLate: Int64 = 0
+        var remEarly: Int64 = 0
+        var remLate: Int64 = 0
         for night in watchNights {
             let middle = night.onset + (night.wake - night.onset) / 2
             for segment in night.stageSegments {
                 let early = segment.span.start < middle
-                if segment.stage == .deep { if early { deepEarly += segment.span.duration } else { deepLate += segment.span.duration } }
-                if segment.stage == .rem { if early { remEarly += segment.span.duration } else { remLate += segment.span.duration } }
+                if segment.stage == .deep {
+                    if early { deepEarly += segment.span.duration } else { deepLate += segment.span.duration }
+                }
+                if segment.stage == .rem {
+                    if early { remEarly += segment.span.duration } else { remLate += segment.span.duration }
+                }
             }
         }
         #expect(deepEarly > 2 * deepLate)

@@ -54,7 +54,8 @@ struct NightPropertyTests {
         var split: [SleepSample] = []
         for sample in samples {
             if sample.stage.isAsleep, sample.duration >= 2 {
-                var first = sample, second = sample
+                var first = sample
+                var second = sample
                 first.end = sample.start + sample.duration / 2
                 second.start = first.end
                 split.append(first)

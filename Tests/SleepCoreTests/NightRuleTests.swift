@@ -57,7 +57,8 @@ struct NightRuleTests {
         }
     }
 
-    @Test("Rule 3: 3 h of sleep is a night, 2 h 59 min 59 s is a nap", arguments: [Int64(3 * 3600), Int64(3 * 3600 - 1)])
+    @Test(
+        "Rule 3: 3 h of sleep is a night, 2 h 59 min 59 s is a nap", arguments: [Int64(3 * 3600), Int64(3 * 3600 - 1)])
     func mainSleepThreshold(length: Int64) {
         let start = instant("2026-03-01 23:00")
         let result = build([SleepSample(source: "Watch", start: start, end: start + length, stage: .core)])
@@ -206,7 +207,8 @@ struct NightRuleTests {
         #expect(night.asleepSeconds == 5 * hour)
         #expect(night.stages == StageSeconds(deep: hour, rem: hour, core: 2 * hour, unspecified: hour))
         #expect(night.hasStageData)
-        #expect(night.asleepIntervals == [TimeSpan(start: instant("2026-03-01 23:00"), end: instant("2026-03-02 04:00"))])
+        #expect(
+            night.asleepIntervals == [TimeSpan(start: instant("2026-03-01 23:00"), end: instant("2026-03-02 04:00"))])
         #expect(
             night.stageSegments.map(\.stage) == [.core, .deep, .rem, .core, .asleepUnspecified])
         #expect(night.stageSegments.map(\.span.duration) == [hour, hour, hour, hour, hour])

@@ -20,7 +20,9 @@ struct SampleValidationTests {
         #expect(SampleValidator.wholeSecond(.nan) == nil)
         #expect(SampleValidator.wholeSecond(.infinity) == nil)
         let result = SampleValidator.validate([
-            RawSleepSample(source: "Watch", start: .nan, end: 10, value: "HKCategoryValueSleepAnalysisAsleepCore", location: location)
+            RawSleepSample(
+                source: "Watch", start: .nan, end: 10, value: "HKCategoryValueSleepAnalysisAsleepCore",
+                location: location)
         ])
         #expect(result.accepted.isEmpty)
         #expect(result.diagnostics == [SampleDiagnostic(reason: .invalidInstant, source: "Watch", location: location)])
@@ -29,15 +31,17 @@ struct SampleValidationTests {
     @Test("An end not after the start is rejected, also when rounding makes them equal")
     func endNotAfterStart() {
         let result = SampleValidator.validate([
-            RawSleepSample(source: "Watch", start: 100, end: 100, value: "HKCategoryValueSleepAnalysisInBed", location: location),
+            RawSleepSample(
+                source: "Watch", start: 100, end: 100, value: "HKCategoryValueSleepAnalysisInBed", location: location),
             RawSleepSample(source: "Watch", start: 200, end: 150, value: "HKCategoryValueSleepAnalysisAwake"),
             RawSleepSample(source: "Watch", start: 300.2, end: 300.4, value: "HKCategoryValueSleepAnalysisAsleepREM"),
             RawSleepSample(source: "Watch", start: 300.4, end: 300.6, value: "HKCategoryValueSleepAnalysisAsleepREM"),
         ])
-        #expect(result.diagnostics.map(\.reason) == [
-            .endNotAfterStart(start: 100, end: 100), .endNotAfterStart(start: 200, end: 150),
-            .endNotAfterStart(start: 300, end: 300),
-        ])
+        #expect(
+            result.diagnostics.map(\.reason) == [
+                .endNotAfterStart(start: 100, end: 100), .endNotAfterStart(start: 200, end: 150),
+                .endNotAfterStart(start: 300, end: 300),
+            ])
         #expect(result.diagnostics.first?.location == location)
         #expect(result.accepted == [SleepSample(source: "Watch", start: 300, end: 301, stage: .rem)])
     }
@@ -45,19 +49,23 @@ struct SampleValidationTests {
     @Test("An unknown value is rejected with a diagnostic naming the value and its location")
     func unknownValue() {
         let result = SampleValidator.validate([
-            RawSleepSample(source: "Watch", start: 0, end: 60, value: "HKCategoryValueSleepAnalysisNap", location: location)
+            RawSleepSample(
+                source: "Watch", start: 0, end: 60, value: "HKCategoryValueSleepAnalysisNap", location: location)
         ])
         #expect(result.accepted.isEmpty)
         let diagnostic = result.diagnostics.first
         #expect(diagnostic?.reason == .unknownValue("HKCategoryValueSleepAnalysisNap"))
-        #expect(diagnostic?.description == "export.xml:42: unknown sleep value \"HKCategoryValueSleepAnalysisNap\" (source \"Watch\")")
+        #expect(
+            diagnostic?.description
+                == "export.xml:42: unknown sleep value \"HKCategoryValueSleepAnalysisNap\" (source \"Watch\")")
     }
 
     @Test("Asleep and AsleepUnspecified are one value, so they share a duplicate key")
     func legacyAsleepNormalisedBeforeDuplicateKey() {
         let result = SampleValidator.validate([
             RawSleepSample(source: "iPhone", start: 0, end: 3_600, value: "HKCategoryValueSleepAnalysisAsleep"),
-            RawSleepSample(source: "iPhone", start: 0.3, end: 3_599.8, value: "HKCategoryValueSleepAnalysisAsleepUnspecified"),
+            RawSleepSample(
+                source: "iPhone", start: 0.3, end: 3_599.8, value: "HKCategoryValueSleepAnalysisAsleepUnspecified"),
             RawSleepSample(source: "iPhone", start: 0, end: 3_600, value: "HKCategoryValueSleepAnalysisAsleepCore"),
             RawSleepSample(source: "Watch", start: 0, end: 3_600, value: "HKCategoryValueSleepAnalysisAsleep"),
         ])
@@ -80,7 +88,9 @@ struct SampleValidationTests {
     @Test("Streaming validation reports each rejection as it happens, with its location")
     func streaming() {
         var validator = SampleValidator()
-        #expect(validator.add(RawSleepSample(source: "A", start: 0, end: 60, value: "HKCategoryValueSleepAnalysisInBed")) == nil)
+        #expect(
+            validator.add(RawSleepSample(source: "A", start: 0, end: 60, value: "HKCategoryValueSleepAnalysisInBed"))
+                == nil)
         let rejected = validator.add(
             SleepSample(source: "A", start: 60, end: 0, stage: .inBed), location: SampleLocation(line: 7))
         #expect(rejected?.location?.description == "line 7")

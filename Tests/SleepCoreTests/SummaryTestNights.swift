@@ -63,8 +63,7 @@ enum MetricTestNight {
 
     /// Nights on consecutive wake days ending on `last`, one per entry of `asleep`
     /// (oldest first), all with the same bedtime.
-    static func series(endingOn last: String, asleep: [Int64], bedtime: String = "23:00") -> [Night]
-    {
+    static func series(endingOn last: String, asleep: [Int64], bedtime: String = "23:00") -> [Night] {
         let lastDay = wakeDate(last)
         return asleep.enumerated().map { index, seconds in
             make(

@@ -29,7 +29,11 @@ struct TimeZoneTests {
         ]
         // Once as the user's zone, once as the samples' own HKTimeZone.
         let viaUserZone = try #require(build(samples, userZone: zone).nights.first)
-        let zoned = samples.map { var copy = $0; copy.timeZoneIdentifier = zone; return copy }
+        let zoned = samples.map {
+            var copy = $0
+            copy.timeZoneIdentifier = zone
+            return copy
+        }
         let viaSampleZone = try #require(build(zoned, userZone: nil).nights.first)
         for night in [viaUserZone, viaSampleZone] {
             #expect(night.asleepSeconds == asleep)
@@ -53,7 +57,10 @@ struct TimeZoneTests {
         let result = build(samples, userZone: "America/Los_Angeles")
         #expect(result.nights.count == 2)
         #expect(result.nights.map(\.timeZoneIdentifier) == ["America/Los_Angeles", "Europe/London"])
-        #expect(result.nights.map(\.wakeDay) == [LocalDate(year: 2026, month: 6, day: 11), LocalDate(year: 2026, month: 6, day: 13)])
+        #expect(
+            result.nights.map(\.wakeDay) == [
+                LocalDate(year: 2026, month: 6, day: 11), LocalDate(year: 2026, month: 6, day: 13),
+            ])
     }
 
     @Test("A night spanning a flight takes the zone of the sample that ends it")
@@ -103,10 +110,12 @@ struct TimeZoneTests {
         let late = SleepSample(
             source: "Watch", start: instant("2026-06-12 23:30"), end: instant("2026-06-13 00:10"), stage: .core,
             timeZoneIdentifier: "America/Los_Angeles")
-        #expect(build([late], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 12))
+        #expect(
+            build([late], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 12))
         var unzoned = late
         unzoned.timeZoneIdentifier = nil
-        #expect(build([unzoned], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 13))
+        #expect(
+            build([unzoned], userZone: "Europe/Berlin").naps.first?.wakeDay == LocalDate(year: 2026, month: 6, day: 13))
     }
 
     @Test("Zone order: valid HKTimeZone, else the user's zone, else the printed offset, else UTC")
@@ -156,7 +165,9 @@ struct TimeZoneTests {
     func localTimeHelpers() throws {
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         // 2026-03-29 00:30Z is 01:30 CET; 01:30Z is 03:30 CEST.
-        #expect(LocalTime.localDate(of: instant("2026-03-29 00:30"), in: berlin) == LocalDate(year: 2026, month: 3, day: 29))
+        #expect(
+            LocalTime.localDate(of: instant("2026-03-29 00:30"), in: berlin) == LocalDate(year: 2026, month: 3, day: 29)
+        )
         #expect(LocalTime.secondsSinceLocalMidnight(of: instant("2026-03-29 00:30"), in: berlin) == 5_400)
         #expect(LocalTime.secondsSinceLocalMidnight(of: instant("2026-03-29 01:30"), in: berlin) == 12_600)
         // Before 1970: 1969-12-31 23:00Z is 1970-01-01 00:00 in Berlin.
