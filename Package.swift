@@ -15,19 +15,37 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
+        // Glibc's posix_spawn extensions and wait-status macros for Swift (a tiny C shim).
+        .target(name: "CProcessShims"),
+
         // Pure sleep math: no I/O, no clock.
         .target(name: "SleepCore"),
         // Seeded generator of realistic sample streams, for tests and benchmarks.
         .target(name: "SleepFixtures", dependencies: ["SleepCore"]),
         // Readers: export.zip / export.xml / CSV to SleepCore samples plus diagnostics.
         .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "COpenSSL"]),
-        // The only code that speaks to PostgreSQL.
-        .target(name: "LedgerStore", dependencies: ["CLibPQ", "SleepCore"]),
-        // Argument parsing, configuration and the commands behind both executables.
-        .target(name: "LedgerCLI", dependencies: ["SleepCore", "LedgerStore", "HealthImport"]),
+        // Reports from SleepCore values: SVG charts, duration, time and label formatting.
+        .target(name: "SleepReports", dependencies: ["SleepCore"]),
+        // The PostgreSQL client on libpq: connections, parameters, rows, COPY, pipelining,
+        // transactions, errors with SQLSTATE. Knows no sleep types.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        // The private cluster of the embedded default (initdb, pg_ctl) and its OS helpers.
+        .target(name: "EmbeddedPostgres", dependencies: ["PostgresClient", "CProcessShims"]),
+        // Repositories and migrations: SleepLedger's tables on top of the client.
+        .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore"]),
+        // The use cases every front end calls: import, rollup, users, summaries.
+        .target(
+            name: "LedgerServices",
+            dependencies: [
+                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "SleepCore", "SleepReports",
+            ]),
+        // Argument parsing, configuration, output formats and exit codes of both executables.
+        .target(
+            name: "LedgerCLI",
+            dependencies: ["LedgerServices", "SleepReports", "LedgerStore", "HealthImport", "SleepCore"]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
-        .target(name: "LedgerTestSupport", dependencies: ["LedgerStore"]),
+        .target(name: "LedgerTestSupport", dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore"]),
         // Writes realistic export.xml / export.zip / CSV files from samples, for tests and benchmarks.
         .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 
@@ -42,22 +60,36 @@ let package = Package(
             name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
         .executableTarget(
-            name: "admin-benchmark-data", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            name: "admin-benchmark-data",
+            dependencies: ["LedgerStore", "PostgresClient", "SleepCore", "SleepFixtures"],
             path: "Benchmarks/admin-benchmark-data"),
         .executableTarget(
-            name: "rollup-benchmark", dependencies: ["LedgerStore", "SleepCore", "SleepFixtures"],
+            name: "rollup-benchmark",
+            dependencies: [
+                "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepFixtures",
+            ],
             path: "Benchmarks/rollup-benchmark"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(
             name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "LedgerTestSupport"]),
         .testTarget(
-            name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
+            name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresClient", "LedgerTestSupport"]),
+        .testTarget(
+            name: "LedgerStoreTests",
+            dependencies: ["LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore", "SleepFixtures"]),
+        .testTarget(
+            name: "LedgerServicesTests",
+            dependencies: [
+                "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore", "SleepFixtures",
+                "HealthImport", "ExportFixtures",
+            ]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
-                "LedgerCLI", "LedgerStore", "LedgerTestSupport", "SleepCore", "SleepFixtures", "sleepledger",
-                "sleepledger-admin", "HealthImport", "ExportFixtures",
+                "LedgerCLI", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
+                "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
             ],
             exclude: ["Golden"]
         ),
@@ -65,7 +97,7 @@ let package = Package(
 )
 
 // Strict compiler for every Swift target (swift-log's Package.swift does the same).
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CProcessShims" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

@@ -7,6 +7,7 @@
 // (defaults 1000 and 365). The database must be migrated and empty of these handles.
 import Foundation
 import LedgerStore
+import PostgresClient
 import SleepCore
 import SleepFixtures
 

@@ -13,9 +13,12 @@
 // Goals (issue): (b) <= 3 x (a) with 2 workers; (c) <= 15 % of (b); memory bounded by
 // one user's data (peak RSS is printed after each step). Results: docs/benchmarks.md.
 
+import EmbeddedPostgres
 import Foundation
 import Glibc
+import LedgerServices
 import LedgerStore
+import PostgresClient
 import SleepCore
 import SleepFixtures
 
@@ -151,7 +154,7 @@ func main() throws {
         conninfo = url
     } else {
         var template = Array("/tmp/rollup-benchmark-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw StoreError(.clusterFailed, "mkdtemp failed") }
+        guard mkdtemp(&template) != nil else { throw ClusterError("mkdtemp failed") }
         let folder = template.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
         chmod(folder, 0o755)
         let embedded = EmbeddedCluster(home: folder, isDurable: true)
@@ -221,13 +224,15 @@ func main() throws {
 
     // (b) rollup --all.
     let nowB = Int64(lastEvening.adding(days: 1).daysSinceEpoch) * 86_400 + 12 * 3_600
-    let connect: @Sendable () throws -> Connection = { try Connection(conninfo: conninfo) }
+    let database = LedgerDatabase(
+        configuration: DatabaseConfiguration(source: .url(conninfo)),
+        migrationsFolder: root.appendingPathComponent("migrations").path)
     try connection.execute("CHECKPOINT")
     let fullClientBefore = clientCPUSeconds()
     let fullServerBefore = serverCPU()
     let fullStart = clock.now
-    let full = try RollupRunner(
-        settings: RollupSettings(isFullRebuild: true, workers: settings.workers), connect: connect
+    let full = try RollupService(
+        database: database, settings: RollupSettings(isFullRebuild: true, workers: settings.workers)
     ).run(now: nowB)
     let fullSeconds = seconds(clock.now - fullStart)
     let fullClientCPU = clientCPUSeconds() - fullClientBefore
@@ -276,7 +281,7 @@ func main() throws {
     let nightlyClientBefore = clientCPUSeconds()
     let nightlyServerBefore = serverCPU()
     let nightlyStart = clock.now
-    let nightly = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
+    let nightly = try RollupService(database: database, settings: RollupSettings(workers: settings.workers)).run(
         now: nowC)
     let nightlySeconds = seconds(clock.now - nightlyStart)
     let nightlyClientCPU = clientCPUSeconds() - nightlyClientBefore
@@ -293,7 +298,7 @@ func main() throws {
         let clientBefore = clientCPUSeconds()
         let serverBefore = serverCPU()
         let start = clock.now
-        let report = try RollupRunner(settings: RollupSettings(workers: settings.workers), connect: connect).run(
+        let report = try RollupService(database: database, settings: RollupSettings(workers: settings.workers)).run(
             now: nowC + Int64(run + 1) * 86_400)
         let elapsed = seconds(clock.now - start)
         log(

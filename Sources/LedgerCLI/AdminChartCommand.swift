@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger-admin chart HANDLE --kind debt|duration [--horizon H] [--as-of DATE]
 /// --output FILE.svg`: writes an SVG chart (the only file the admin tool writes; nothing
@@ -51,13 +52,12 @@ struct AdminChartCommand: AdminCommand {
         let svg: String
         switch kind {
         case .debt:
-            svg = ChartDebt.svg(summary: summary, handle: user.handle)
+            svg = DebtChart.svg(summary: summary, handle: user.handle)
         case .duration:
             let nights =
                 horizon == .daily || horizon == .weekly
-                ? try NightStore(connection: context.connection).nights(
-                    userID: user.id, from: summary.window.first, through: summary.window.last) : []
-            svg = ChartDuration.svg(summary: summary, nights: nights, handle: user.handle)
+                ? try context.results.nights(for: user, from: summary.window.first, through: summary.window.last) : []
+            svg = DurationChart.svg(summary: summary, nights: nights, handle: user.handle)
         }
         do {
             try Data(svg.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)

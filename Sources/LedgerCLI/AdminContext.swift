@@ -1,23 +1,26 @@
+import LedgerServices
 import LedgerStore
 import SleepCore
 
-/// What every admin command works with: the read-only connection (already inside a
+/// What every admin command works with: the read-only session (already inside a
 /// read-only transaction), where to print, and how text looks; plus the lookups and
 /// explanations the commands share.
 struct AdminContext {
-    /// The read-only connection.
-    let connection: Connection
+    /// The read-only session.
+    let session: LedgerSession
     /// Where results and messages go.
     let console: Console
     /// Text styling (ASCII, Unicode, colour).
     let style: AdminStyle
 
+    /// The users.
+    var users: UserService { UserService(session: session) }
+    /// The users' results.
+    var results: SummaryService { SummaryService(session: session) }
+
     /// The user with `handle`, or exit 66 with a one-line message.
     func user(_ handle: String) throws -> User {
-        guard let user = try UserStore(connection: connection).find(handle: handle) else {
-            throw CLIError.notFound("no user with handle '\(handle)'")
-        }
-        return user
+        try users.user(handle: handle)
     }
 
     /// Explains why there is nothing to show and what to run: on standard output for text
@@ -27,50 +30,33 @@ struct AdminContext {
         if format == .text { console.print(message) } else { console.note("sleepledger-admin: " + message) }
     }
 
-    /// Why `user` has no summary to show: no stored nights (import, then roll up) or no
-    /// rollup yet.
-    func missingSummaryMessage(for user: User) throws -> String {
-        let queries = AdminQueries(connection: connection)
-        let state = try queries.rollupState(userID: user.id)
-        if state.lastRollupAt == nil {
+    /// What to tell a person about a user without a summary.
+    static func message(for absence: SummaryService.Absence, user: User) -> String {
+        switch absence {
+        case .neverRolledUp:
             return
                 "\(user.handle) has never been rolled up: run `sleepledger rollup` to compute their nights and summaries."
-        }
-        if try !queries.hasNights(userID: user.id) {
+        case .noSamples:
             return
-                "\(user.handle) has no nights yet: import an export with `sleepledger import \(user.handle) FILE`, then run `sleepledger rollup`."
+                "\(user.handle) has no nights yet: import an export with `sleepledger import --user \(user.handle) FILE`, then run `sleepledger rollup`."
+        case .samplesWithoutNights:
+            return
+                "\(user.handle) has sleep samples but no nights: none of them formed a night (docs/sleep-rules.md); import a fuller export with `sleepledger import --user \(user.handle) FILE`, then run `sleepledger rollup`."
+        case .noStoredSummary:
+            return "\(user.handle) has no stored summary for this horizon: run `sleepledger rollup`."
         }
-        return "\(user.handle) has no stored summary for this horizon: run `sleepledger rollup`."
     }
 
     /// The summary to show: the stored one, or with `asOf` one computed now from the stored
     /// nights (nothing is written). `nil`, after printing why, when there is none.
     func summary(for user: User, horizon: Horizon, asOf: LocalDate?, format: OutputFormat) throws -> Summary? {
-        if let asOf {
-            let nights = try nightsForSummary(user: user, horizon: horizon, asOf: asOf)
-            guard let nights else {
-                explain(try missingSummaryMessage(for: user), format: format)
-                return nil
-            }
-            return SummaryBuilder(nights: nights, goals: user.goals).summary(horizon: horizon, asOf: asOf)
+        switch try results.summary(for: user, horizon: horizon, asOf: asOf) {
+        case .found(let summary):
+            return summary
+        case .absent(let absence):
+            explain(Self.message(for: absence, user: user), format: format)
+            return nil
         }
-        if let stored = try SummaryStore(connection: connection).summary(userID: user.id, horizon: horizon),
-            try stored.debt.trackedNights > 0 || stored.rollingDebt != nil || stored.lastNight != nil
-                || AdminQueries(connection: connection).hasNights(userID: user.id)
-        {
-            return stored
-        }
-        explain(try missingSummaryMessage(for: user), format: format)
-        return nil
-    }
-
-    /// The stored nights a summary as of `asOf` needs (its window, plus the 14 days of the
-    /// rolling debt); `nil` when the user has no stored nights at all.
-    func nightsForSummary(user: User, horizon: Horizon, asOf: LocalDate) throws -> [Night]? {
-        let first = min(horizon.window(asOf: asOf).first, asOf.adding(days: -14))
-        let nights = try NightStore(connection: connection).nights(userID: user.id, from: first, through: asOf)
-        if nights.isEmpty, try !AdminQueries(connection: connection).hasNights(userID: user.id) { return nil }
-        return nights
     }
 
     // MARK: Shared option parsing

@@ -1,5 +1,6 @@
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger-admin debt HANDLE [--horizon H] [--as-of DATE] [--format text|json|csv]`:
 /// the debt series of one horizon, one row per chart bucket.
@@ -73,23 +74,23 @@ struct AdminDebtCommand: AdminCommand {
         case .text:
             let style = context.style
             var lines = [
-                "\(user.handle)  \(summary.horizon.rawValue) debt as of \(summary.asOf): \(AdminStyle.hours(summary.debt.debtSeconds)) over \(AdminSummaryCommand.nights(summary.debt.trackedNights)), "
+                "\(user.handle)  \(summary.horizon.rawValue) debt as of \(summary.asOf): \(ReportFormat.hours(summary.debt.debtSeconds)) over \(ReportFormat.nights(summary.debt.trackedNights)), "
                     + style.severity(summary.debt.severity)
-                    + " (target \(AdminStyle.hours(summary.goalBand.targetSeconds)), minimum \(AdminStyle.hours(summary.goalBand.minimumSeconds)))",
+                    + " (target \(ReportFormat.hours(summary.goalBand.targetSeconds)), minimum \(ReportFormat.hours(summary.goalBand.minimumSeconds)))",
                 "",
             ]
             var table = TextTable(header: [
-                AdminSummaryCommand.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET",
+                ReportFormat.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET",
                 "AVG ASLEEP",
                 "CUMULATIVE", "NOTE",
             ])
             for bucket in summary.buckets {
                 let empty = bucket.trackedNights == 0
                 table.append([
-                    AdminSummaryCommand.bucketLabel(bucket.range, horizon: summary.horizon),
-                    String(bucket.trackedNights), empty ? "-" : AdminStyle.hours(bucket.debtSeconds),
-                    empty ? "-" : signed(bucket.netBalanceSeconds), AdminStyle.hours(bucket.averageAsleepSeconds),
-                    AdminStyle.hours(bucket.cumulativeDebtSeconds),
+                    ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon),
+                    String(bucket.trackedNights), empty ? "-" : ReportFormat.hours(bucket.debtSeconds),
+                    empty ? "-" : signed(bucket.netBalanceSeconds), ReportFormat.hours(bucket.averageAsleepSeconds),
+                    ReportFormat.hours(bucket.cumulativeDebtSeconds),
                     bucket.isBelowMinimum ? style.paint("below minimum", .warning) : "",
                 ])
             }
@@ -105,6 +106,6 @@ struct AdminDebtCommand: AdminCommand {
 
     /// Net balance with its sign: `+25m`, `-1h 5m`, `0m`.
     func signed(_ seconds: Int64) -> String {
-        seconds > 0 ? "+" + AdminStyle.hours(seconds) : AdminStyle.hours(seconds)
+        seconds > 0 ? "+" + ReportFormat.hours(seconds) : ReportFormat.hours(seconds)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import LedgerServices
 import LedgerStore
+import SleepReports
 
 /// `sleepledger-admin imports HANDLE [--format text|json|csv]`: the user's import history.
 struct AdminImportsCommand: AdminCommand {
@@ -78,7 +80,7 @@ struct AdminImportsCommand: AdminCommand {
 
     func run(_ context: AdminContext) throws {
         let user = try context.user(handle)
-        let records = try AdminQueries(connection: context.connection).imports(userID: user.id).map { record in
+        let records = try ImportService(session: context.session).history(for: user).map { record in
             Record(
                 id: record.id, fileName: record.fileName, sizeBytes: record.sizeBytes, kind: record.kind,
                 status: record.status, startedAt: record.startedAt, finishedAt: record.finishedAt,
@@ -88,7 +90,7 @@ struct AdminImportsCommand: AdminCommand {
         }
         if records.isEmpty {
             context.explain(
-                "\(user.handle) has no imports yet: import an export with `sleepledger import \(user.handle) FILE`.",
+                "\(user.handle) has no imports yet: import an export with `sleepledger import --user \(user.handle) FILE`.",
                 format: format)
             if format == .json { context.console.print("[]") }
             return
@@ -103,7 +105,7 @@ struct AdminImportsCommand: AdminCommand {
             ])
             for record in records {
                 table.append([
-                    String(record.id), AdminStyle.isoUTC(record.startedAt), AdminStyle.isoUTC(record.finishedAt),
+                    String(record.id), ReportFormat.isoUTC(record.startedAt), ReportFormat.isoUTC(record.finishedAt),
                     record.fileName, String(record.sizeBytes), record.kind, record.status, String(record.samplesRead),
                     String(record.samplesInserted), String(record.samplesDuplicate), String(record.samplesRejected),
                     record.diagnostics.joined(separator: "\n"),
@@ -116,7 +118,7 @@ struct AdminImportsCommand: AdminCommand {
             ])
             for record in records {
                 table.append([
-                    String(record.id), AdminStyle.utcTime(record.startedAt), record.fileName, record.kind,
+                    String(record.id), ReportFormat.utcTime(record.startedAt), record.fileName, record.kind,
                     record.status, String(record.samplesRead), String(record.samplesInserted),
                     String(record.samplesDuplicate), String(record.samplesRejected), String(record.diagnostics.count),
                 ])

@@ -1,5 +1,6 @@
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger-admin nights HANDLE [--from DATE] [--to DATE] [--naps] [--format ...]`:
 /// every stored night with all its fields, and the naps with `--naps`.
@@ -51,14 +52,14 @@ struct AdminNightsCommand: AdminCommand {
 
     func run(_ context: AdminContext) throws {
         let user = try context.user(handle)
-        let store = NightStore(connection: context.connection)
-        let nights = try store.nights(userID: user.id, from: from, through: to)
-        let naps = withNaps ? try store.naps(userID: user.id, from: from, through: to) : []
+        let nights = try context.results.nights(for: user, from: from, through: to)
+        let naps = withNaps ? try context.results.naps(for: user, from: from, through: to) : []
         if nights.isEmpty && naps.isEmpty {
-            if try AdminQueries(connection: context.connection).hasNights(userID: user.id) {
+            if try context.results.hasNights(user) {
                 context.explain("\(user.handle) has no stored nights \(rangeText); widen --from/--to.", format: format)
             } else {
-                context.explain(try context.missingSummaryMessage(for: user), format: format)
+                context.explain(
+                    AdminContext.message(for: try context.results.absence(of: user), user: user), format: format)
             }
             if format == .json {
                 context.console.print(
@@ -76,8 +77,8 @@ struct AdminNightsCommand: AdminCommand {
                 for nap in naps {
                     table.append([
                         nap.wakeDay.description, nap.timeZoneIdentifier, local(nap.start, nap.timeZoneIdentifier),
-                        local(nap.end, nap.timeZoneIdentifier), AdminStyle.isoUTC(nap.start),
-                        AdminStyle.isoUTC(nap.end),
+                        local(nap.end, nap.timeZoneIdentifier), ReportFormat.isoUTC(nap.start),
+                        ReportFormat.isoUTC(nap.end),
                         String(nap.asleepSeconds), nap.source,
                     ])
                 }
@@ -88,8 +89,8 @@ struct AdminNightsCommand: AdminCommand {
                     let zone = night.timeZoneIdentifier
                     table.append([
                         night.wakeDay.description, zone, local(night.bedtime, zone), local(night.onset, zone),
-                        local(night.wake, zone), AdminStyle.isoUTC(night.bedtime), AdminStyle.isoUTC(night.onset),
-                        AdminStyle.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
+                        local(night.wake, zone), ReportFormat.isoUTC(night.bedtime), ReportFormat.isoUTC(night.onset),
+                        ReportFormat.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
                         String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
                         String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
                         String(night.stages.unspecified), String(night.efficiency),
@@ -101,7 +102,7 @@ struct AdminNightsCommand: AdminCommand {
             }
         case .text:
             var output =
-                "\(user.handle)  \(AdminSummaryCommand.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
+                "\(user.handle)  \(ReportFormat.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
             var table = TextTable(header: [
                 "WAKE DAY", "ZONE", "BED", "ASLEEP AT", "WAKE", "ASLEEP", "IN BED", "AWAKE", "WAKE-UPS", "LATENCY",
                 "DEEP", "REM", "CORE", "UNSTAGED", "EFF", "SOURCE", "FRAGMENTS", "SET ASIDE",
@@ -110,15 +111,15 @@ struct AdminNightsCommand: AdminCommand {
                 let zone = night.timeZoneIdentifier
                 let staged = night.hasStageData
                 table.append([
-                    night.wakeDay.description, zone, AdminStyle.localClock(night.bedtime, zone: zone),
-                    AdminStyle.localClock(night.onset, zone: zone), AdminStyle.localClock(night.wake, zone: zone),
-                    AdminStyle.hours(night.asleepSeconds), AdminStyle.hours(night.timeInBedSeconds),
-                    AdminStyle.hours(night.awakeSeconds), String(night.wakeUps),
-                    night.latencySeconds.map { AdminStyle.hours($0) } ?? "-",
-                    staged ? AdminStyle.hours(night.stages.deep) : "-",
-                    staged ? AdminStyle.hours(night.stages.rem) : "-",
-                    staged ? AdminStyle.hours(night.stages.core) : "-", AdminStyle.hours(night.stages.unspecified),
-                    AdminStyle.percent(night.efficiency), night.source, String(night.fragmentCount),
+                    night.wakeDay.description, zone, ReportFormat.localClock(night.bedtime, zone: zone),
+                    ReportFormat.localClock(night.onset, zone: zone), ReportFormat.localClock(night.wake, zone: zone),
+                    ReportFormat.hours(night.asleepSeconds), ReportFormat.hours(night.timeInBedSeconds),
+                    ReportFormat.hours(night.awakeSeconds), String(night.wakeUps),
+                    night.latencySeconds.map { ReportFormat.hours($0) } ?? "-",
+                    staged ? ReportFormat.hours(night.stages.deep) : "-",
+                    staged ? ReportFormat.hours(night.stages.rem) : "-",
+                    staged ? ReportFormat.hours(night.stages.core) : "-", ReportFormat.hours(night.stages.unspecified),
+                    ReportFormat.percent(night.efficiency), night.source, String(night.fragmentCount),
                     night.setAsideSources.isEmpty ? "-" : night.setAsideSources.joined(separator: ", "),
                 ])
             }
@@ -130,8 +131,9 @@ struct AdminNightsCommand: AdminCommand {
                     for nap in naps {
                         let zone = nap.timeZoneIdentifier
                         napTable.append([
-                            nap.wakeDay.description, zone, AdminStyle.localClock(nap.start, zone: zone),
-                            AdminStyle.localClock(nap.end, zone: zone), AdminStyle.hours(nap.asleepSeconds), nap.source,
+                            nap.wakeDay.description, zone, ReportFormat.localClock(nap.start, zone: zone),
+                            ReportFormat.localClock(nap.end, zone: zone), ReportFormat.hours(nap.asleepSeconds),
+                            nap.source,
                         ])
                     }
                     output += napTable.rendered
@@ -152,6 +154,6 @@ struct AdminNightsCommand: AdminCommand {
 
     /// `YYYY-MM-DDTHH:MM` local time for CSV.
     func local(_ instant: Int64, _ zone: String) -> String {
-        AdminStyle.localTime(instant, zone: zone).replacingOccurrences(of: " ", with: "T")
+        ReportFormat.localTime(instant, zone: zone).replacingOccurrences(of: " ", with: "T")
     }
 }

@@ -1,5 +1,7 @@
+import LedgerServices
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger-admin summary HANDLE [--horizon H] [--as-of DATE] [--format text|json]`:
 /// the dashboard of one user, debt headline first.
@@ -41,9 +43,9 @@ struct AdminSummaryCommand: AdminCommand {
         default:
             var text = Self.text(summary, user: user, style: context.style)
             if asOf == nil {
-                let state = try AdminQueries(connection: context.connection).rollupState(userID: user.id)
-                if let at = state.lastRollupAt {
-                    text += "\nStored by the rollup at \(AdminStyle.utcTime(at))."
+                let state = try context.results.lastRollup(of: user)
+                if let at = state.at {
+                    text += "\nStored by the rollup at \(ReportFormat.utcTime(at))."
                     text += state.isStale ? " New data or settings wait for the next `sleepledger rollup`.\n" : "\n"
                 }
             }
@@ -54,7 +56,7 @@ struct AdminSummaryCommand: AdminCommand {
     /// The dashboard as text.
     static func text(_ summary: Summary, user: User, style: AdminStyle) -> String {
         var lines: [String] = []
-        let hours = AdminStyle.hours as (Int64) -> String
+        let hours = ReportFormat.hours as (Int64) -> String
         let band = summary.goalBand
         lines.append(
             style.paint("\(user.handle)", .bold)
@@ -66,7 +68,7 @@ struct AdminSummaryCommand: AdminCommand {
         let debt = summary.debt
         lines.append(
             style.paint("Sleep debt  \(hours(debt.debtSeconds))", .bold) + "  " + style.severity(debt.severity)
-                + "  over \(nights(debt.trackedNights)) against a target of \(hours(band.targetSeconds))")
+                + "  over \(ReportFormat.nights(debt.trackedNights)) against a target of \(hours(band.targetSeconds))")
         if let average = debt.averageNightlyBalanceSeconds, let asleep = debt.averageAsleepSeconds {
             let relation =
                 average < 0
@@ -78,7 +80,7 @@ struct AdminSummaryCommand: AdminCommand {
         }
         if let rolling = summary.rollingDebt {
             lines.append(
-                "  Rolling 14 nights \(hours(rolling.debtSeconds)) over \(nights(rolling.trackedNights)) (\(rolling.window.first) to \(rolling.window.last)), "
+                "  Rolling 14 nights \(hours(rolling.debtSeconds)) over \(ReportFormat.nights(rolling.trackedNights)) (\(rolling.window.first) to \(rolling.window.last)), "
                     + style.severity(rolling.severity))
             let plans = rolling.recovery.map { plan in
                 let needed: String
@@ -112,15 +114,15 @@ struct AdminSummaryCommand: AdminCommand {
             let zone = last.timeZoneIdentifier == user.timeZoneIdentifier ? "" : " (\(last.timeZoneIdentifier))"
             lines.append(
                 style.paint("Last night  \(hours(last.asleepSeconds)) asleep", .bold)
-                    + "  woke \(last.wakeDay), in bed \(AdminStyle.clock(last.bedtimeLocal)) to \(AdminStyle.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(AdminStyle.percent(last.efficiency))"
+                    + "  woke \(last.wakeDay), in bed \(ReportFormat.clock(last.bedtimeLocal)) to \(ReportFormat.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(ReportFormat.percent(last.efficiency))"
             )
             let p = last.stageProportions
             var legend = [
-                "Deep \(AdminStyle.percent(p.deep))", "REM \(AdminStyle.percent(p.rem))",
-                "Core \(AdminStyle.percent(p.core))",
+                "Deep \(ReportFormat.percent(p.deep))", "REM \(ReportFormat.percent(p.rem))",
+                "Core \(ReportFormat.percent(p.core))",
             ]
-            if p.unspecified > 0 { legend.append("Unstaged \(AdminStyle.percent(p.unspecified))") }
-            legend.append("Awake \(AdminStyle.percent(p.awake))")
+            if p.unspecified > 0 { legend.append("Unstaged \(ReportFormat.percent(p.unspecified))") }
+            legend.append("Awake \(ReportFormat.percent(p.awake))")
             lines.append("  [" + style.stageBar(p, width: 40) + "]  " + legend.joined(separator: "  "))
         } else {
             lines.append(style.paint("Last night", .bold) + "  no night woke on \(summary.asOf) or the day before")
@@ -131,7 +133,7 @@ struct AdminSummaryCommand: AdminCommand {
         let week = summary.weekly
         var stats = ["\(week.complianceText) at or above \(hours(band.minimumSeconds))"]
         if let average = week.averageAsleepSeconds { stats.insert("average \(hours(average)) asleep", at: 0) }
-        if let efficiency = week.averageEfficiency { stats.append("efficiency \(AdminStyle.percent(efficiency))") }
+        if let efficiency = week.averageEfficiency { stats.append("efficiency \(ReportFormat.percent(efficiency))") }
         lines.append(
             style.paint("This week", .bold) + "  (\(week.window.first) to \(week.window.last))  "
                 + stats.joined(separator: ", "))
@@ -140,7 +142,7 @@ struct AdminSummaryCommand: AdminCommand {
         if let trend = summary.trend {
             lines.append(
                 style.paint("Trend", .bold)
-                    + "  \(trend.direction.rawValue) (\(AdminStyle.signedHours(trend.differenceHours)) later half against earlier half, \(trend.nights) nights)"
+                    + "  \(trend.direction.rawValue) (\(ReportFormat.signedHours(trend.differenceHours)) later half against earlier half, \(trend.nights) nights)"
             )
         } else {
             lines.append(style.paint("Trend", .bold) + "  fewer than 3 tracked nights")
@@ -159,14 +161,15 @@ struct AdminSummaryCommand: AdminCommand {
         lines.append("")
 
         // Debt series.
-        lines.append(style.paint("Debt by \(bucketName(summary.horizon))", .bold) + "  (shortfall, cumulative)")
+        lines.append(
+            style.paint("Debt by \(ReportFormat.bucketName(summary.horizon))", .bold) + "  (shortfall, cumulative)")
         let maximum = Double(summary.buckets.map(\.debtSeconds).max() ?? 0)
         var table = TextTable(header: ["", "", "", ""])
         for bucket in summary.buckets {
             let bar = style.bar(Double(bucket.debtSeconds), of: maximum, width: 24)
             let painted = bucket.isBelowMinimum ? style.paint(bar, .warning) : bar
             table.append([
-                "  " + bucketLabel(bucket.range, horizon: summary.horizon),
+                "  " + ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon),
                 bucket.trackedNights == 0 ? "-" : hours(bucket.debtSeconds),
                 hours(bucket.cumulativeDebtSeconds), painted,
             ])
@@ -184,7 +187,7 @@ struct AdminSummaryCommand: AdminCommand {
         var lines: [String] = []
         if let jetLag = patterns.socialJetLag {
             lines.append(
-                "Social jet lag: weekends \(oneDecimal(jetLag.weekendAverageHours))h, workdays \(oneDecimal(jetLag.workdayAverageHours))h (\(AdminStyle.signedHours(jetLag.differenceHours)); \(jetLag.weekendNights) weekend and \(jetLag.workdayNights) workday nights)"
+                "Social jet lag: weekends \(oneDecimal(jetLag.weekendAverageHours))h, workdays \(oneDecimal(jetLag.workdayAverageHours))h (\(ReportFormat.signedHours(jetLag.differenceHours)); \(jetLag.weekendNights) weekend and \(jetLag.workdayNights) workday nights)"
             )
         }
         if let late = patterns.lateBedtimes {
@@ -194,50 +197,18 @@ struct AdminSummaryCommand: AdminCommand {
         }
         if let deep = patterns.lowDeepSleep {
             lines.append(
-                "Low deep sleep: \(AdminStyle.percent(deep.meanFraction)) of sleep on average (below \(AdminStyle.percent(deep.threshold)), \(deep.stagedNights) staged nights)"
+                "Low deep sleep: \(ReportFormat.percent(deep.meanFraction)) of sleep on average (below \(ReportFormat.percent(deep.threshold)), \(deep.stagedNights) staged nights)"
             )
         }
         if let rem = patterns.lowREM {
             lines.append(
-                "Low REM sleep: \(AdminStyle.percent(rem.meanFraction)) of sleep on average (below \(AdminStyle.percent(rem.threshold)), \(rem.stagedNights) staged nights)"
+                "Low REM sleep: \(ReportFormat.percent(rem.meanFraction)) of sleep on average (below \(ReportFormat.percent(rem.threshold)), \(rem.stagedNights) staged nights)"
             )
         }
         return lines
     }
 
     static func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    static func nights(_ count: Int) -> String { "\(count) night\(count == 1 ? "" : "s")" }
-
-    /// What one bucket of a horizon is.
-    static func bucketName(_ horizon: Horizon) -> String {
-        switch horizon {
-        case .daily: return "night"
-        case .weekly: return "day"
-        case .monthly: return "week"
-        case .yearly: return "month"
-        case .fiveYears, .tenYears: return "year"
-        }
-    }
-
-    /// A bucket's label: the day, `2025-03-10..2025-03-16`, `2025-03` or `2025` when the
-    /// bucket is a whole month or year, with cut buckets shown as ranges.
-    static func bucketLabel(_ range: WakeDayRange, horizon: Horizon) -> String {
-        if range.first == range.last { return range.first.description }
-        let first = range.first
-        let last = range.last
-        switch horizon {
-        case .yearly
-        where first.day == 1 && last.day == LocalDate.daysInMonth(year: last.year, month: last.month)
-            && first.month == last.month:
-            return String(range.first.description.prefix(7))
-        case .fiveYears, .tenYears:
-            if first.month == 1, first.day == 1, last.month == 12, last.day == 31 { return String(first.year) }
-            return "\(first)..\(last)"
-        default:
-            return "\(first)..\(last)"
-        }
-    }
 }
 
 extension String {

@@ -1,4 +1,4 @@
-import LedgerStore
+import LedgerServices
 
 /// The `sleepledger-admin` executable: a read-only view of users' sleep debt for admins
 /// and support staff (docs/admin.md). It connects as the read-only role, checks the
@@ -29,7 +29,7 @@ public enum AdminTool {
     /// Runs one invocation; `arguments` excludes the program name. Never throws: errors
     /// are one line on standard error and an exit code.
     public static func run(arguments: [String], environment: [String: String], console: Console) -> ExitCode {
-        SleepLedgerTool.reporting(program: "sleepledger-admin", console: console) {
+        SleepLedgerTool.reporting(program: "sleepledger-admin", environment: environment, console: console) {
             try dispatch(arguments, environment: environment, console: console)
         }
     }
@@ -67,10 +67,11 @@ public enum AdminTool {
             return
         }
         let command = try type.init(arguments: arguments)
-        let connection = try AdminDatabase.open(environment: environment)
-        defer { connection.close() }
+        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
+        let session = try configuration.database.openReadOnly(readOnlyURL: configuration.readOnlyURL)
+        defer { session.close() }
         let context = AdminContext(
-            connection: connection, console: console, style: AdminStyle(console: console, environment: environment))
-        try connection.readOnlyTransaction { _ in try command.run(context) }
+            session: session, console: console, style: AdminStyle(console: console, environment: environment))
+        try session.readOnly { try command.run(context) }
     }
 }

@@ -1,5 +1,7 @@
+import LedgerServices
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger-admin users [--sort ...] [--severity ...] [--as-of DATE] [--format ...]`:
 /// one row per user with the stored weekly headline.
@@ -86,7 +88,7 @@ struct AdminUsersCommand: AdminCommand {
     }
 
     func run(_ context: AdminContext) throws {
-        let overviews = try AdminQueries(connection: context.connection).userOverviews()
+        let overviews = try context.users.overviews()
         guard !overviews.isEmpty else {
             context.explain(
                 "No users yet: add one with `sleepledger user add HANDLE --time-zone ZONE`.", format: format)
@@ -106,8 +108,8 @@ struct AdminUsersCommand: AdminCommand {
                     row.handle, row.timeZone, String(row.trackedNights), row.lastNightWakeDay?.description ?? "",
                     row.lastNightAsleepSeconds.map(String.init) ?? "", row.asOf?.description ?? "",
                     row.debtSeconds.map(String.init) ?? "", row.severity?.rawValue ?? "",
-                    row.score.map(String.init) ?? "", row.grade?.rawValue ?? "", AdminStyle.isoUTC(row.lastImportAt),
-                    AdminStyle.isoUTC(row.lastRollupAt),
+                    row.score.map(String.init) ?? "", row.grade?.rawValue ?? "", ReportFormat.isoUTC(row.lastImportAt),
+                    ReportFormat.isoUTC(row.lastRollupAt),
                 ])
             }
             context.console.writeOutput(table.rendered)
@@ -120,10 +122,10 @@ struct AdminUsersCommand: AdminCommand {
             for row in rows {
                 table.append([
                     row.handle, row.timeZone, String(row.trackedNights), row.lastNightWakeDay?.description ?? "-",
-                    AdminStyle.hours(row.lastNightAsleepSeconds), AdminStyle.hours(row.debtSeconds),
+                    ReportFormat.hours(row.lastNightAsleepSeconds), ReportFormat.hours(row.debtSeconds),
                     row.severity.map(style.severity) ?? "-", row.score.map(String.init) ?? "-",
-                    row.grade?.rawValue ?? "-", AdminStyle.utcTime(row.lastImportAt),
-                    AdminStyle.utcTime(row.lastRollupAt),
+                    row.grade?.rawValue ?? "-", ReportFormat.utcTime(row.lastImportAt),
+                    ReportFormat.utcTime(row.lastRollupAt),
                 ])
             }
             var output =
@@ -173,10 +175,12 @@ struct AdminUsersCommand: AdminCommand {
             row.score = nil
             row.grade = nil
             if overview.trackedNights > 0,
-                let nights = try context.nightsForSummary(user: overview.user, horizon: .weekly, asOf: asOf)
+                case .found(let summary) = try context.results.summary(for: overview.user, horizon: .weekly, asOf: asOf)
             {
-                let summary = SummaryBuilder(nights: nights, goals: overview.user.goals).summary(
-                    horizon: .weekly, asOf: asOf)
+                // The latest stored night among those the weekly summary read.
+                let nights = try context.results.nights(
+                    for: overview.user, from: LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first,
+                    through: asOf)
                 row.asOf = asOf
                 row.debtSeconds = summary.debt.debtSeconds
                 row.severity = summary.debt.severity

@@ -1,3 +1,5 @@
+public import LedgerServices
+
 /// The command-line layer's one error type: what went wrong, in one line a person can act
 /// on, and the exit code it maps to.
 public struct CLIError: Error, CustomStringConvertible, Sendable {
@@ -25,6 +27,11 @@ public struct CLIError: Error, CustomStringConvertible, Sendable {
 
     /// An unknown user or missing file (exit 66).
     public static func notFound(_ message: String) -> CLIError { CLIError(.noInput, message) }
+
+    /// A use case's failure with the exit code docs/cli.md gives its kind.
+    public init(_ error: ServiceError) {
+        self.init(ExitCode(error.kind), error.message)
+    }
 
     /// The message.
     public var description: String { message }

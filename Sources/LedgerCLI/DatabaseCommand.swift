@@ -1,5 +1,3 @@
-import LedgerStore
-
 /// `sleepledger db status|start|stop|url`: manages the embedded PostgreSQL cluster.
 enum DatabaseCommand {
     static let usage = """
@@ -21,31 +19,29 @@ enum DatabaseCommand {
         guard arguments.positionals.count == 1, let action = arguments.positionals.first else {
             throw CLIError.usage("db needs exactly one of status, start, stop, url", help: usage)
         }
-        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
-        guard case .embedded(let home) = configuration.database.source else {
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        guard let home = database.embeddedHome else {
             guard action == "status" || action == "url" else {
                 throw CLIError.usage(
                     "db \(action) manages the embedded default only; an external database is configured")
             }
-            return console.print("external database configured (\(configuration.database.description))")
+            return console.print("external database configured (\(database.configuration.description))")
         }
-        let cluster = EmbeddedCluster(home: home)
         switch action {
         case "status":
-            switch cluster.status() {
-            case .notInitialized: console.print("embedded cluster at \(home): not created yet")
+            switch database.clusterState() {
+            case .notCreated, nil: console.print("embedded cluster at \(home): not created yet")
             case .stopped: console.print("embedded cluster at \(home): stopped")
             case .running(let pid): console.print("embedded cluster at \(home): running (pid \(pid))")
             }
         case "start":
-            // Opening a session starts the cluster (creating it on first use) and migrates it.
-            try DatabaseSession.open(configuration, access: .writes).close()
+            try database.startCluster()
             console.print("embedded cluster at \(home): running")
         case "stop":
-            try cluster.stop()
+            try database.stopCluster()
             console.print("embedded cluster at \(home): stopped")
         case "url":
-            console.print(cluster.conninfo())
+            console.print(database.clusterConninfo() ?? "")
         default:
             throw CLIError.usage("unknown db action '\(action)'", help: usage)
         }

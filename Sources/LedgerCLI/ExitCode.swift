@@ -1,3 +1,5 @@
+public import LedgerServices
+
 /// Process exit codes, sysexits style, shared by every SleepLedger command (docs/cli.md).
 public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Success.
@@ -14,4 +16,17 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case internalError = 70
     /// Another run holds the lock; try again later (EX_TEMPFAIL).
     case busy = 75
+}
+
+extension ExitCode {
+    /// The exit code of a use case's failure (docs/cli.md).
+    public init(_ kind: ServiceError.Kind) {
+        switch kind {
+        case .invalidInput, .alreadyExists, .refusedInput: self = .dataError
+        case .notFound, .unreadableInput: self = .noInput
+        case .unavailable: self = .unavailable
+        case .busy: self = .busy
+        case .internalFailure: self = .internalError
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HealthImport
+import LedgerServices
 import LedgerStore
 import SleepCore
 
@@ -21,12 +22,6 @@ enum ImportCommand {
         is recorded as a failed import. Samples already stored are skipped, so importing
         the same export again inserts nothing. See docs/import-formats.md.
         """
-
-    /// Thrown from inside the load when `--strict` meets a rejected record; rolls it back.
-    struct StrictRejection: Error {
-        var rejected: Int
-        var first: ImportDiagnostic?
-    }
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
         let arguments = try Arguments(
@@ -52,21 +47,21 @@ enum ImportCommand {
         }
         let options = ImportRunOptions(
             isDryRun: arguments.has("dry-run"), isStrict: arguments.has("strict"), isQuiet: arguments.has("quiet"))
-        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
-        let session = try DatabaseSession.open(configuration, access: options.isDryRun ? .reads : .writes)
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        let session = try database.open(access: options.isDryRun ? .reads : .writes)
         defer { session.close() }
-        guard let user = try UserStore(connection: session.connection).find(handle: handle) else {
-            throw CLIError.notFound("unknown user '\(handle)'")
-        }
+        let user = try UserService(session: session).user(handle: handle)
+        let service = ImportService(session: session)
         var summaries: [ImportSummary] = []
         var failures: [CLIError] = []
         for file in files {
             do {
-                summaries.append(
-                    try importFile(file, user: user, connection: session.connection, options: options, console: console)
-                )
-            } catch let error as CLIError {
-                failures.append(error)
+                summaries.append(try importFile(file, user: user, service: service, options: options, console: console))
+            } catch {
+                // A bad input fails alone and the next one is still imported; anything
+                // else (the database) ends the run.
+                guard error.kind == .refusedInput || error.kind == .unreadableInput else { throw error }
+                failures.append(CLIError(error))
             }
         }
         switch format {
@@ -83,119 +78,21 @@ enum ImportCommand {
         throw CLIError(first.exitCode, failures.last?.message ?? first.message)
     }
 
-    /// Reads one input and, unless dry-running, loads it; failures become `CLIError`s
-    /// after the failed run is recorded.
+    /// Imports one input through the service with a progress line on a terminal.
     static func importFile(
-        _ file: String, user: User, connection: Connection, options: ImportRunOptions, console: Console
-    ) throws -> ImportSummary {
-        let source = ImportSource(argument: file)
-        let reader = HealthImportReader(options: ReaderOptions(progressIntervalBytes: 1 << 20))
+        _ file: String, user: User, service: ImportService, options: ImportRunOptions, console: Console
+    ) throws(ServiceError) -> ImportSummary {
         let progress = ImportProgressLine(
             console: console, isEnabled: console.isTerminal && !options.isQuiet, name: file)
         defer { progress.finish() }
-        let clock = ContinuousClock()
-        let started = clock.now
-        func elapsed() -> Double {
-            let duration = clock.now - started
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
-        if options.isDryRun {
-            do {
-                let report = try reader.read(source, onSample: { _, _ in }, onProgress: progress.update)
-                try checkStrict(report, options: options)
-                return ImportSummary(report: report, outcome: nil, dryRun: true, seconds: elapsed())
-            } catch {
-                throw cliError(for: error, file: file)
-            }
-        }
-        let loader = SampleLoader(connection: connection)
-        let start = ImportAudit(fileName: file, isFromStandardInput: file == "-")
-        var lastReport: ReadReport?
-        do {
-            let outcome = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: start) {
-                sink in
-                let report = try reader.read(
-                    source, onSample: { sample, _ in try sink.append(sample) }, onProgress: progress.update)
-                lastReport = report
-                try checkStrict(report, options: options)
-                var audit = try audit(start, from: report)
-                audit.durationSeconds = elapsed()
-                return audit
-            }
-            guard let report = lastReport else {
-                throw CLIError(.internalError, "the import finished without a report")
-            }
-            return ImportSummary(report: report, outcome: outcome, dryRun: false, seconds: elapsed())
-        } catch {
-            progress.finish()
-            let failure = cliError(for: error, file: file)
-            var failed = start
-            if let lastReport, let filled = try? audit(start, from: lastReport) { failed = filled }
-            if failed.sizeBytes == nil, file != "-",
-                let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber
-            {
-                failed.sizeBytes = size.int64Value
-            }
-            failed.durationSeconds = elapsed()
-            if connection.isOpen, !connection.isInTransaction {
-                do {
-                    try loader.recordFailure(userID: user.id, audit: failed, error: failure.message)
-                } catch {
-                    console.note("sleepledger: could not record the failed import: \(error)")
-                }
-            }
-            if let storeError = error as? StoreError { throw storeError }
-            throw failure
-        }
-    }
-
-    static func checkStrict(_ report: ReadReport, options: ImportRunOptions) throws {
-        if options.isStrict, report.rejected > 0 {
-            throw StrictRejection(rejected: report.rejected, first: report.diagnostics.first)
-        }
-    }
-
-    /// The audit row's fields from a reader's report.
-    static func audit(_ start: ImportAudit, from report: ReadReport) throws -> ImportAudit {
-        var audit = start
-        audit.sizeBytes = report.inputBytes
-        audit.sha256 = report.sha256.isEmpty ? nil : report.sha256
-        audit.kind = report.kind.rawValue
-        audit.entryName = report.entryName
-        audit.recordsSeen = report.recordsSeen
-        audit.samplesRead = report.accepted + report.rejected
-        audit.samplesAccepted = report.accepted
-        audit.samplesRejected = report.rejected
-        audit.stageCounts = report.stageCounts
-        audit.earliestStart = report.earliestStart
-        audit.latestEnd = report.latestEnd
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        audit.warningsJSON = String(decoding: try encoder.encode(report.warnings), as: UTF8.self)
-        audit.diagnosticsJSON = String(decoding: try encoder.encode(report.diagnostics), as: UTF8.self)
-        audit.diagnosticsNotKept = report.diagnosticsNotKept
-        return audit
-    }
-
-    /// One line a person can act on, with the exit code docs/cli.md gives it.
-    static func cliError(for error: any Error, file: String) -> CLIError {
-        switch error {
-        case let error as CLIError:
-            return error
-        case ImportError.badFile(let name, let line, let reason):
-            return CLIError(.dataError, line.map { "\(name):\($0): \(reason)" } ?? "\(name): \(reason)")
-        case ImportError.io(let name, let reason):
-            return CLIError(.noInput, "cannot read \(name): \(reason)")
-        case let error as StrictRejection:
-            var message =
-                "\(file): --strict: \(error.rejected) record\(error.rejected == 1 ? "" : "s") rejected, nothing imported"
-            if let first = error.first { message += "; first: \(first)" }
-            return CLIError(.dataError, message)
-        case let error as StoreError:
-            return CLIError(error.exitCode, SleepLedgerTool.oneLine(error.description))
-        default:
-            return CLIError(.internalError, "internal error: \(error)")
-        }
+        let result = try service.importInput(
+            ImportSource(argument: file), for: user,
+            options: ImportService.Options(
+                isDryRun: options.isDryRun, isStrict: options.isStrict,
+                reader: ReaderOptions(progressIntervalBytes: 1 << 20)),
+            onProgress: progress.update)
+        return ImportSummary(
+            report: result.report, outcome: result.outcome, dryRun: result.isDryRun, seconds: result.seconds)
     }
 }
 

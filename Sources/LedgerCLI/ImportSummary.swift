@@ -2,6 +2,7 @@ import Foundation
 import HealthImport
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// What `sleepledger import` reports for one input, printed as text or JSON
 /// (`--format json`: snake_case keys, instants in ISO 8601 UTC).
@@ -81,20 +82,13 @@ struct ImportSummary: Encodable {
         var stages: [String: Int] = [:]
         for (stage, count) in report.stageCounts { stages[stage.rawValue] = count }
         self.stages = stages
-        earliestStart = report.earliestStart.map(Self.instantText)
-        latestEnd = report.latestEnd.map(Self.instantText)
+        earliestStart = report.earliestStart.map(ReportFormat.isoUTC)
+        latestEnd = report.latestEnd.map(ReportFormat.isoUTC)
         dirtyFrom = outcome?.dirtyFrom?.description
         warnings = report.warnings
         diagnostics = report.diagnostics.map { Diagnostic(file: $0.file, line: $0.line, reason: $0.reason) }
         diagnosticsNotKept = report.diagnosticsNotKept
         self.seconds = (seconds * 1000).rounded() / 1000
-    }
-
-    /// `2024-01-01T22:10:00Z`.
-    static func instantText(_ epochSeconds: Int64) -> String {
-        String(SQLValue.utcTimestampText(epochSeconds: epochSeconds).dropLast(3)).replacingOccurrences(
-            of: " ", with: "T")
-            + "Z"
     }
 
     /// The text form: a headline, then one fact per line.

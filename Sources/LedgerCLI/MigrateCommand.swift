@@ -1,4 +1,5 @@
 import Foundation
+import LedgerServices
 import LedgerStore
 
 /// `sleepledger migrate [--status]`: applies pending migrations in order, or lists them.
@@ -17,12 +18,9 @@ enum MigrateCommand {
             throw CLIError.usage("migrate takes no arguments", help: usage)
         }
         let format = try OutputFormat.parse(arguments.value("format"), usage: usage)
-        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
-        let migrator = try configuration.migrator()
-        let connection = try Connection(conninfo: configuration.database.conninfo(startingEmbeddedCluster: true))
-        defer { connection.close() }
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
         if arguments.has("status") {
-            let statuses = try migrator.status(on: connection)
+            let statuses = try database.migrationStatus()
             if format == .json {
                 let rows = statuses.map { ["version": "\($0.version)", "name": $0.name, "state": $0.state.rawValue] }
                 console.print(try JSONText.encode(rows))
@@ -34,8 +32,7 @@ enum MigrateCommand {
             }
             return
         }
-        let applied = try migrator.migrate(on: connection)
-        try migrator.applyRoles(on: connection)
+        let applied = try database.migrate()
         if format == .json {
             console.print(try JSONText.encode(["applied": applied.map(\.fileName)]))
         } else if applied.isEmpty {

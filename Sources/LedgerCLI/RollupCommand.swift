@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
-import LedgerStore
+import LedgerServices
 import SleepCore
 
 /// `sleepledger rollup`: turns stored samples into nights, naps and the six horizon
@@ -46,23 +46,15 @@ enum RollupCommand {
             }
             settings.workers = workers
         }
-        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
-        let session = try DatabaseSession.open(configuration, access: .writes)
-        session.close()
-        let conninfo = try configuration.database.conninfo(startingEmbeddedCluster: false)
-        let runner = RollupRunner(settings: settings, connect: { try Connection(conninfo: conninfo) })
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        let rollup = RollupService(database: database, settings: settings)
 
         let stop = RollupStopSignal()
         let signals = StopSignalHandlers(stop: stop)
         defer { signals.restore() }
         let clock = ContinuousClock()
         let started = clock.now
-        let report: RollupReport
-        do {
-            report = try runner.run(now: Int64(Date().timeIntervalSince1970), stop: stop)
-        } catch let error as StoreError where error.kind == .notFound {
-            throw CLIError.notFound("no user with handle \(settings.handle ?? "")")
-        }
+        let report = try rollup.run(now: Int64(Date().timeIntervalSince1970), stop: stop)
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 

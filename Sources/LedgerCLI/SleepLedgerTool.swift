@@ -1,5 +1,5 @@
 import Foundation
-import LedgerStore
+import LedgerServices
 
 /// The `sleepledger` executable: database, migrations, users (and, with later issues,
 /// import and rollup). `main` calls ``run(arguments:environment:console:)`` and exits
@@ -27,19 +27,26 @@ public enum SleepLedgerTool {
     public static func run(arguments: [String], environment: [String: String], console: Console)
         -> ExitCode
     {
-        reporting(program: "sleepledger", console: console) {
+        reporting(program: "sleepledger", environment: environment, console: console) {
             try dispatch(arguments, environment: environment, console: console)
         }
     }
 
     /// Runs `body` and maps what it throws to an exit code, printing the error as one line
-    /// that starts with `program:` (shared by both executables).
-    static func reporting(program: String, console: Console, _ body: () throws -> Void) -> ExitCode {
+    /// that starts with `program:` (shared by both executables); with `SLEEPLEDGER_DEBUG=1`
+    /// in `environment`, a second line carries everything the layer below knew.
+    static func reporting(
+        program: String, environment: [String: String], console: Console, _ body: () throws -> Void
+    ) -> ExitCode {
         do {
             try body()
             return .success
         } catch {
-            return report(error, program: program, console: console)
+            let code = report(error, program: program, console: console)
+            if Configuration.showsDebugDetail(environment), let detail = (error as? ServiceError)?.debugDetail {
+                console.note("\(program): debug: " + oneLine(detail))
+            }
+            return code
         }
     }
 
@@ -77,29 +84,14 @@ public enum SleepLedgerTool {
 
     /// Prints an error the way every SleepLedger tool does and returns its exit code.
     static func report(_ error: any Error, program: String = "sleepledger", console: Console) -> ExitCode {
+        let failure: CLIError
         switch error {
-        case let error as CLIError:
-            console.note("\(program): \(error.message)")
-            if let help = error.help { console.note("\n" + help) }
-            return error.exitCode
-        case let error as StoreError:
-            console.note("\(program): " + oneLine(error.description))
-            return error.exitCode
-        default:
-            console.note("\(program): internal error: \(error)")
-            return .internalError
+        case let error as CLIError: failure = error
+        case let error as ServiceError: failure = CLIError(ExitCode(error.kind), oneLine(error.message))
+        default: failure = CLIError(.internalError, "internal error: \(error)")
         }
-    }
-}
-
-extension StoreError {
-    /// The exit code for a database-layer failure (docs/cli.md).
-    var exitCode: ExitCode {
-        switch kind {
-        case .connectionFailed, .clusterFailed, .schemaTooNew, .schemaPending: return .unavailable
-        case .alreadyExists, .invalidValue, .constraintViolated: return .dataError
-        case .notFound: return .noInput
-        default: return .internalError
-        }
+        console.note("\(program): \(failure.message)")
+        if let help = failure.help { console.note("\n" + help) }
+        return failure.exitCode
     }
 }

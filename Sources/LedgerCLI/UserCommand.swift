@@ -1,6 +1,8 @@
 import Foundation
+import LedgerServices
 import LedgerStore
 import SleepCore
+import SleepReports
 
 /// `sleepledger user add|list|set|remove`: manages the people whose sleep is tracked.
 enum UserCommand {
@@ -27,56 +29,45 @@ enum UserCommand {
             throw CLIError.usage("user needs an action: add, list, set or remove", help: usage)
         }
         let handles = Array(arguments.positionals.dropFirst())
-        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
         switch action {
         case "add":
             let handle = try singleHandle(handles)
             guard let zone = arguments.value("time-zone") else {
                 throw CLIError.usage("user add needs --time-zone (an IANA zone such as Europe/Berlin)", help: usage)
             }
-            let settings = try UserSettingsInput(
-                timeZone: zone, target: arguments.value("target"), minimum: arguments.value("minimum"))
-            let goals = SleepGoals(
-                targetSeconds: settings.targetSeconds ?? SleepGoals().targetSeconds,
-                minimumSeconds: settings.minimumSeconds ?? SleepGoals().minimumSeconds)
-            try checkGoals(goals)
-            try HandleRule.validate(handle)
-            let session = try DatabaseSession.open(configuration, access: .writes)
+            let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
+            let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
+            try UserService.validate(timeZone: zone)
+            try UserService.validate(
+                goals: SleepGoals(
+                    targetSeconds: target ?? SleepGoals().targetSeconds,
+                    minimumSeconds: minimum ?? SleepGoals().minimumSeconds))
+            try UserService.validate(handle: handle)
+            let session = try database.open(access: .writes)
             defer { session.close() }
-            let user: User
-            do {
-                user = try UserStore(connection: session.connection).add(handle: handle, timeZone: zone, goals: goals)
-            } catch let error as StoreError where error.kind == .alreadyExists {
-                throw CLIError.badInput("a user with handle '\(handle)' already exists")
-            }
+            let user = try UserService(session: session).add(
+                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum)
             console.print("added \(describe(user))")
         case "list":
             guard handles.isEmpty else { throw CLIError.usage("user list takes no handle", help: usage) }
             let format = try OutputFormat.parse(arguments.value("format"), allowed: [.text, .json, .csv], usage: usage)
-            let session = try DatabaseSession.open(configuration, access: .reads)
+            let session = try database.open(access: .reads)
             defer { session.close() }
-            let users = try UserStore(connection: session.connection).list()
-            try printUsers(users, format: format, console: console)
+            try printUsers(try UserService(session: session).list(), format: format, console: console)
         case "set":
             let handle = try singleHandle(handles)
-            let settings = try UserSettingsInput(
-                timeZone: arguments.value("time-zone"), target: arguments.value("target"),
-                minimum: arguments.value("minimum"))
-            guard settings.timeZone != nil || settings.targetSeconds != nil || settings.minimumSeconds != nil else {
+            let zone = arguments.value("time-zone")
+            let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
+            let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
+            if let zone { try UserService.validate(timeZone: zone) }
+            guard zone != nil || target != nil || minimum != nil else {
                 throw CLIError.usage("user set needs --time-zone, --target or --minimum", help: usage)
             }
-            let session = try DatabaseSession.open(configuration, access: .writes)
+            let session = try database.open(access: .writes)
             defer { session.close() }
-            let store = UserStore(connection: session.connection)
-            guard let user = try store.find(handle: handle) else {
-                throw CLIError.notFound("unknown user '\(handle)'")
-            }
-            let goals = SleepGoals(
-                targetSeconds: settings.targetSeconds ?? user.goals.targetSeconds,
-                minimumSeconds: settings.minimumSeconds ?? user.goals.minimumSeconds)
-            try checkGoals(goals)
-            let updated = try store.update(
-                handle: handle, timeZone: settings.timeZone ?? user.timeZoneIdentifier, goals: goals)
+            let updated = try UserService(session: session).update(
+                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum)
             console.print("updated \(describe(updated))")
         case "remove":
             let handle = try singleHandle(handles)
@@ -84,17 +75,22 @@ enum UserCommand {
                 throw CLIError.usage(
                     "user remove deletes '\(handle)' and all of their sleep data; repeat with --yes to confirm")
             }
-            let session = try DatabaseSession.open(configuration, access: .writes)
+            let session = try database.open(access: .writes)
             defer { session.close() }
-            do {
-                try UserStore(connection: session.connection).remove(handle: handle)
-            } catch let error as StoreError where error.kind == .notFound {
-                throw CLIError.notFound("unknown user '\(handle)'")
-            }
+            try UserService(session: session).remove(handle: handle)
             console.print("removed \(handle) and all of their data")
         default:
             throw CLIError.usage("unknown user action '\(action)'", help: usage)
         }
+    }
+
+    /// A duration option as seconds (`8h`, `7h30m`, `450m`); `nil` when not given.
+    static func duration(_ text: String?, option: String, example: String) throws(CLIError) -> Int64? {
+        guard let text else { return nil }
+        guard let seconds = SleepDuration.parse(text), seconds > 0 else {
+            throw .badInput("malformed duration '\(text)' for --\(option); write it like \(example)")
+        }
+        return seconds
     }
 
     static func singleHandle(_ handles: [String]) throws(CLIError) -> String {
@@ -104,18 +100,9 @@ enum UserCommand {
         return handle
     }
 
-    static func checkGoals(_ goals: SleepGoals) throws(CLIError) {
-        guard goals.minimumSeconds > 0 else { throw .badInput("minimum acceptable sleep must be above zero") }
-        guard goals.targetSeconds >= goals.minimumSeconds else {
-            throw .badInput(
-                "target sleep \(SleepDuration.format(seconds: goals.targetSeconds)) is below the minimum "
-                    + SleepDuration.format(seconds: goals.minimumSeconds))
-        }
-    }
-
     static func describe(_ user: User) -> String {
-        "\(user.handle) (\(user.timeZoneIdentifier), target \(SleepDuration.format(seconds: user.goals.targetSeconds)), "
-            + "minimum \(SleepDuration.format(seconds: user.goals.minimumSeconds)))"
+        "\(user.handle) (\(user.timeZoneIdentifier), target \(ReportFormat.hours(user.goals.targetSeconds)), "
+            + "minimum \(ReportFormat.hours(user.goals.minimumSeconds)))"
     }
 
     static func printUsers(_ users: [User], format: OutputFormat, console: Console) throws {
@@ -160,55 +147,11 @@ enum UserCommand {
             var table = TextTable(header: ["HANDLE", "TIME ZONE", "TARGET", "MINIMUM", "CREATED"])
             for row in rows {
                 table.append([
-                    row.handle, row.timeZone, SleepDuration.format(seconds: row.targetSeconds),
-                    SleepDuration.format(seconds: row.minimumSeconds), row.createdAt,
+                    row.handle, row.timeZone, ReportFormat.hours(row.targetSeconds),
+                    ReportFormat.hours(row.minimumSeconds), row.createdAt,
                 ])
             }
             console.writeOutput(table.rendered)
         }
     }
-}
-
-/// User settings as typed on the command line, validated before any database work.
-struct UserSettingsInput {
-    var timeZone: String?
-    var targetSeconds: Int64?
-    var minimumSeconds: Int64?
-
-    init(timeZone: String?, target: String?, minimum: String?) throws(CLIError) {
-        if let timeZone {
-            guard TimeZoneNames.isKnown(timeZone) else {
-                throw .badInput("unknown time zone '\(timeZone)'; use an IANA name such as Europe/Berlin")
-            }
-        }
-        self.timeZone = timeZone
-        targetSeconds = try target.map { text throws(CLIError) in
-            guard let seconds = SleepDuration.parse(text), seconds > 0 else {
-                throw .badInput("malformed duration '\(text)' for --target; write it like 8h or 7h30m")
-            }
-            return seconds
-        }
-        minimumSeconds = try minimum.map { text throws(CLIError) in
-            guard let seconds = SleepDuration.parse(text), seconds > 0 else {
-                throw .badInput("malformed duration '\(text)' for --minimum; write it like 7h or 6h45m")
-            }
-            return seconds
-        }
-    }
-}
-
-/// The rule for user handles: 1-64 characters of letters, digits, `.`, `_`, `-`, `@`.
-enum HandleRule {
-    static func validate(_ handle: String) throws(CLIError) {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-@"))
-        guard (1...64).contains(handle.count), handle.unicodeScalars.allSatisfy(allowed.contains) else {
-            throw .badInput("invalid handle '\(handle)': use 1-64 letters, digits, '.', '_', '-' or '@'")
-        }
-    }
-}
-
-/// IANA zone names known to this system's time zone database.
-enum TimeZoneNames {
-    static let known = Set(TimeZone.knownTimeZoneIdentifiers)
-    static func isKnown(_ name: String) -> Bool { known.contains(name) || name == "UTC" }
 }

@@ -1,3 +1,4 @@
+public import PostgresClient
 public import SleepCore
 
 /// The read-only queries of `sleepledger-admin` that ``UserStore``, ``NightStore`` and
@@ -45,7 +46,7 @@ public struct AdminQueries {
                 id: id, handle: handle, timeZoneIdentifier: zone,
                 goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), createdAt: createdAt)
             var weekly: SummaryHeadline?
-            if let asOf = try row.date(9), let debt = try row.int64(10), let net = try row.int64(11),
+            if let asOf = try row.localDate(9), let debt = try row.int64(10), let net = try row.int64(11),
                 let severity = try row.string(12).flatMap(DebtSeverity.init(rawValue:)),
                 let score = try row.int(13), let grade = try row.string(14).flatMap(SleepGrade.init(rawValue:)),
                 let summaryNights = try row.int(15), let computedAt = try row.epochSeconds(18)
@@ -53,33 +54,28 @@ public struct AdminQueries {
                 weekly = SummaryHeadline(
                     userID: id, handle: handle, horizon: .weekly, asOf: asOf, debtSeconds: debt,
                     netBalanceSeconds: net, severity: severity, score: score, grade: grade,
-                    trackedNights: summaryNights, lastNightWakeDay: try row.date(16),
+                    trackedNights: summaryNights, lastNightWakeDay: try row.localDate(16),
                     lastNightAsleepSeconds: try row.int64(17), computedAt: computedAt)
             }
             return AdminUserOverview(
-                user: user, trackedNights: tracked, lastNightWakeDay: try row.date(7),
+                user: user, trackedNights: tracked, lastNightWakeDay: try row.localDate(7),
                 lastNightAsleepSeconds: try row.int64(8), weekly: weekly,
                 lastImportAt: try row.epochSeconds(19), lastRollupAt: try row.epochSeconds(20))
         }
-    }
-
-    /// When the rollup last wrote the user's results (epoch seconds) and the as-of day it
-    /// used (both `nil` when it never did), and whether new samples or changed settings
-    /// wait for the next rollup (`dirty_from` set or `summaries_stale`).
-    public func rollupState(userID: Int64) throws -> (lastRollupAt: Int64?, lastAsOf: LocalDate?, isStale: Bool) {
-        let result = try connection.execute(
-            """
-            SELECT last_rollup_at, last_as_of, (dirty_from IS NOT NULL OR summaries_stale)
-            FROM rollup_state WHERE user_id = $1
-            """, [.int64(userID)], name: "admin.rollupState")
-        guard let row = result.first else { return (nil, nil, false) }
-        return (try row.epochSeconds(0), try row.date(1), try row.bool(2) ?? false)
     }
 
     /// Whether the rollup stored any night for the user.
     public func hasNights(userID: Int64) throws -> Bool {
         try connection.execute(
             "SELECT EXISTS (SELECT FROM nights WHERE user_id = $1)", [.int64(userID)], name: "admin.hasNights"
+        ).single().bool(0) ?? false
+    }
+
+    /// Whether any sleep sample of the user is stored.
+    public func hasSamples(userID: Int64) throws -> Bool {
+        try connection.execute(
+            "SELECT EXISTS (SELECT FROM sleep_samples WHERE user_id = $1)", [.int64(userID)],
+            name: "admin.hasSamples"
         ).single().bool(0) ?? false
     }
 

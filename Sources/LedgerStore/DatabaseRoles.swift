@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+public import PostgresClient
 
 /// The SleepLedger database roles: `sleepledger_owner` (owns the tables),
 /// `sleepledger_app` (reads and writes rows) and `sleepledger_readonly` (reads only).
@@ -27,7 +28,7 @@ public enum DatabaseRoles {
             do {
                 try connection.executeScript(script, name: "roles.sql")
                 return
-            } catch let error as StoreError where attempt < 4 && retriedStates.contains(error.sqlState ?? "") {
+            } catch let error as PostgresError where attempt < 4 && retriedStates.contains(error.sqlState ?? "") {
                 attempt += 1
                 usleep(UInt32(20_000 * attempt))
             }

@@ -55,9 +55,7 @@ public struct Migration: Sendable, Hashable {
                     .migrationFailed, "migration file \(fileName) in \(folder) is not named NNNN_name.sql")
             }
             let path = folder + "/" + fileName
-            guard let bytes = SmallFile.bytes(atPath: path, limit: .max),
-                let sql = String(validating: bytes, as: UTF8.self)
-            else {
+            guard let sql = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw StoreError(.migrationFailed, "cannot read migration file \(path) as UTF-8")
             }
             migrations.append(Migration(version: version, name: name, sql: sql))

@@ -1,3 +1,5 @@
+public import PostgresClient
+
 /// Applies the append-only `migrations/NNNN_name.sql` files in order, each in its own
 /// transaction, recording them in `schema_migrations(version, name, applied_at)`.
 ///
@@ -108,11 +110,10 @@ public struct Migrator: Sendable {
                         "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                         [.int(migration.version), .text(migration.name)], name: "migrations.record")
                 }
-            } catch let error as StoreError {
+            } catch let error as PostgresError {
                 throw StoreError(
-                    .migrationFailed, "migration \(migration.fileName) failed: \(error.message)",
-                    sqlState: error.sqlState, detail: error.detail, statement: migration.fileName,
-                    constraint: error.constraint)
+                    .migrationFailed, "migration \(migration.fileName) failed: \(error.logSafeMessage)",
+                    sqlState: error.sqlState, statement: migration.fileName)
             }
             done.append(migration)
         }

@@ -1,3 +1,4 @@
+public import PostgresClient
 public import SleepCore
 
 /// Stores the nights and naps the rollup builds (tables `nights` and `naps`, migration
@@ -21,12 +22,6 @@ public struct NightStore {
         + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
         + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
 
-    static let nightReadColumns =
-        "wake_day, time_zone, date_part('epoch', bedtime)::bigint, date_part('epoch', onset)::bigint, "
-        + "date_part('epoch', wake)::bigint, asleep_seconds, time_in_bed_seconds, awake_seconds, "
-        + "wake_ups, latency_seconds, deep_seconds, rem_seconds, core_seconds, unspecified_seconds, "
-        + "efficiency, has_stage_data, source, fragment_count, set_aside_sources, asleep_intervals, stage_segments"
-
     /// Replaces the user's nights and naps with wake day on or after `firstWakeDay` (all of
     /// them when `nil`) by `nights` and `naps`; values waking before `firstWakeDay` are
     /// ignored. Earlier rows are left alone. Returns the numbers of nights and naps written.
@@ -41,7 +36,7 @@ public struct NightStore {
 
     /// ``replace(userID:from:nights:naps:)`` without a transaction (or savepoint) of its
     /// own: for callers already inside the transaction that should hold the change.
-    func write(
+    public func write(
         userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
     ) throws -> (nights: Int, naps: Int) {
         let keptNights = nights.filter { night in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
@@ -89,46 +84,46 @@ public struct NightStore {
     }
 
     /// The user's nights waking from `first` through `last` (either bound open when `nil`),
-    /// sorted by wake day.
+    /// sorted by wake day, each with its stage segments.
     public func nights(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws
         -> [Night]
     {
-        let result = try connection.execute(
-            """
-            SELECT \(NightStore.nightReadColumns) FROM nights
-            WHERE user_id = $1 AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
-            ORDER BY wake_day
-            """,
-            [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "nights.read")
-        return try result.rows.map(NightStore.night(from:))
+        try nights(userID: userID, from: first, through: last, segmentsFrom: nil)
     }
 
-    /// The user's nights waking on or after `first`, for computing summaries: stage
-    /// segments are read only for nights waking on or after `segmentsFrom` and are empty
-    /// for the others, because a summary uses them only for the last night (the as-of day
-    /// or the day before). Reading ten years of segments each night would be most of the
-    /// nightly refresh's work.
-    func nightsForSummaries(
-        userID: Int64, from first: LocalDate, through last: LocalDate? = nil, segmentsFrom: LocalDate
-    )
+    /// The user's nights waking from `first` through `last` (either bound open when
+    /// `nil`), sorted by wake day, with stage segments only for nights waking on or after
+    /// `segmentsFrom` (all of them when `nil`) and empty for the others. A summary uses
+    /// segments only for its last night (see `LookBack.nights(for:asOf:rules:)`), and
+    /// reading ten years of segments each night would be most of the nightly refresh's
+    /// work.
+    ///
+    /// Read in PostgreSQL's binary format: the server sends integers, instants and arrays
+    /// as they are stored instead of formatting each as text, and nothing is parsed back
+    /// from text here (this read is most of a nightly refresh).
+    public func nights(userID: Int64, from first: LocalDate?, through last: LocalDate?, segmentsFrom: LocalDate?)
         throws -> [Night]
     {
-        // Binary results: the server sends integers, instants and arrays as they are
-        // stored instead of formatting each as text, and nothing is parsed back from text
-        // here (this read is most of a nightly refresh).
         var nights: [Night] = []
         try connection.executePreparedBinary(
-            NightStore.summaryReadSQL,
-            [.int64(userID), .date(first), last.map { .date($0) }, .date(segmentsFrom)], name: "nights.readForSummaries"
+            NightStore.readSQL,
+            [
+                .int64(userID), first.map { .date($0) } ?? Self.unbounded, last.map { .date($0) },
+                segmentsFrom.map { .date($0) } ?? Self.unbounded,
+            ], name: "nights.read"
         ) { row in
             nights.append(try NightStore.night(from: row))
         }
         return nights
     }
 
-    /// The nights read for summaries: ``nightColumns`` with stage segments only from
-    /// `$4` on. Built once: the rollup runs it once per user.
-    static let summaryReadSQL = """
+    /// The `date` every wake day follows: one prepared statement serves bounded and
+    /// unbounded reads without a NULL test on the indexed bound.
+    private static let unbounded = SQLValue.text("-infinity")
+
+    /// The nights read: ``nightColumns`` with stage segments only from `$4` on. Built
+    /// once: the rollup runs it once per user.
+    static let readSQL = """
         SELECT \(nightColumns.replacingOccurrences(
             of: ", stage_segments", with: ", CASE WHEN wake_day >= $4 THEN stage_segments ELSE '[]'::jsonb END"))
         FROM nights
@@ -164,7 +159,7 @@ public struct NightStore {
         }
         let segmentTokens = try JSONTokens.scan(need(row.jsonText(20), "stage_segments"))
         return Night(
-            wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
+            wakeDay: try need(row.localDate(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
             bedtime: try need(row.epochSeconds(2), "bedtime"), onset: try need(row.epochSeconds(3), "onset"),
             wake: try need(row.epochSeconds(4), "wake"), asleepSeconds: try seconds(5, "asleep_seconds"),
             timeInBedSeconds: try seconds(6, "time_in_bed_seconds"), awakeSeconds: try seconds(7, "awake_seconds"),
@@ -191,7 +186,7 @@ public struct NightStore {
             """,
             [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "naps.read")
         return try result.rows.map { row in
-            guard let wakeDay = try row.date(0), let zone = try row.string(1), let source = try row.string(2),
+            guard let wakeDay = try row.localDate(0), let zone = try row.string(1), let source = try row.string(2),
                 let start = try row.int64(3), let end = try row.int64(4),
                 let asleep = try row.int64(5)
             else { throw StoreError(.decodingFailed, "a naps row has a NULL column", statement: "naps.read") }
@@ -216,33 +211,6 @@ public struct NightStore {
         ]
     }
 
-    static func night(from row: Row) throws -> Night {
-        func need<T>(_ value: T?, _ column: String) throws -> T {
-            guard let value else {
-                throw StoreError(.decodingFailed, "nights.\(column) is NULL", statement: "nights.read")
-            }
-            return value
-        }
-        let segmentTokens = try JSONTokens.scan(need(row.string(20), "stage_segments"))
-        return Night(
-            wakeDay: try need(row.date(0), "wake_day"), timeZoneIdentifier: try need(row.string(1), "time_zone"),
-            bedtime: try need(row.int64(2), "bedtime"), onset: try need(row.int64(3), "onset"),
-            wake: try need(row.int64(4), "wake"), asleepSeconds: try need(row.int64(5), "asleep_seconds"),
-            timeInBedSeconds: try need(row.int64(6), "time_in_bed_seconds"),
-            awakeSeconds: try need(row.int64(7), "awake_seconds"), wakeUps: try need(row.int(8), "wake_ups"),
-            latencySeconds: try row.int64(9),
-            stages: StageSeconds(
-                deep: try need(row.int64(10), "deep_seconds"), rem: try need(row.int64(11), "rem_seconds"),
-                core: try need(row.int64(12), "core_seconds"),
-                unspecified: try need(row.int64(13), "unspecified_seconds")),
-            efficiency: try need(row.double(14), "efficiency"),
-            hasStageData: try need(row.bool(15), "has_stage_data"), source: try need(row.string(16), "source"),
-            fragmentCount: try need(row.int(17), "fragment_count"),
-            setAsideSources: try parseArrayLiteral(need(row.string(18), "set_aside_sources")),
-            asleepIntervals: try intervals(fromArrayLiteral: need(row.string(19), "asleep_intervals")),
-            stageSegments: try segments(from: segmentTokens))
-    }
-
     /// `{"a","b"}`: a PostgreSQL text[] literal with every element quoted.
     static func arrayLiteral(_ elements: [String]) -> String {
         var text = "{"
@@ -256,40 +224,6 @@ public struct NightStore {
             text += "\""
         }
         return text + "}"
-    }
-
-    /// Parses PostgreSQL's text[] output (`{a,"b c"}`); NULL elements are refused.
-    static func parseArrayLiteral(_ text: String) throws -> [String] {
-        let characters = Array(text)
-        guard characters.first == "{", characters.last == "}" else {
-            throw StoreError(.decodingFailed, "not an array literal: \(text.prefix(40))", statement: "nights.read")
-        }
-        var elements: [String] = []
-        var index = 1
-        let end = characters.count - 1
-        while index < end {
-            var element = ""
-            if characters[index] == "\"" {
-                index += 1
-                while index < end, characters[index] != "\"" {
-                    if characters[index] == "\\", index + 1 < end { index += 1 }
-                    element.append(characters[index])
-                    index += 1
-                }
-                index += 1
-            } else {
-                while index < end, characters[index] != "," {
-                    element.append(characters[index])
-                    index += 1
-                }
-                if element == "NULL" {
-                    throw StoreError(.decodingFailed, "set_aside_sources holds NULL", statement: "nights.read")
-                }
-            }
-            elements.append(element)
-            if index < end, characters[index] == "," { index += 1 }
-        }
-        return elements
     }
 
     /// `{start,end,start,end,...}`: the intervals as a flat bigint[] literal.
@@ -307,55 +241,6 @@ public struct NightStore {
     static func segmentsJSON(_ segments: [StageSegment]) -> String {
         "[" + segments.map { "[\"\($0.stage.rawValue)\",\($0.span.start),\($0.span.end)]" }.joined(separator: ",")
             + "]"
-    }
-
-    /// Parses PostgreSQL's output of a flat bigint[] of start and end pairs
-    /// (`{1,2,3,4}`, `{}` for none) into spans.
-    static func intervals(fromArrayLiteral text: String) throws -> [TimeSpan] {
-        var text = text
-        return try text.withUTF8 { bytes in
-            guard bytes.count >= 2, bytes[0] == UInt8(ascii: "{"), bytes[bytes.count - 1] == UInt8(ascii: "}") else {
-                throw malformed("asleep_intervals")
-            }
-            var bounds: [Int64] = []
-            bounds.reserveCapacity(bytes.count / 11 + 1)
-            var index = 1
-            let end = bytes.count - 1
-            while index < end {
-                var negative = false
-                if bytes[index] == UInt8(ascii: "-") {
-                    negative = true
-                    index += 1
-                }
-                var value: Int64 = 0
-                var digits = 0
-                while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-                    let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-                    let (added, overflow2) = shifted.addingReportingOverflow(Int64(bytes[index] - UInt8(ascii: "0")))
-                    guard !overflow1, !overflow2 else { throw malformed("asleep_intervals") }
-                    value = added
-                    digits += 1
-                    index += 1
-                }
-                guard digits > 0 else { throw malformed("asleep_intervals") }
-                bounds.append(negative ? -value : value)
-                if index < end {
-                    guard bytes[index] == UInt8(ascii: ","), index + 1 < end else {
-                        throw malformed("asleep_intervals")
-                    }
-                    index += 1
-                }
-            }
-            guard bounds.count % 2 == 0 else { throw malformed("asleep_intervals") }
-            var spans: [TimeSpan] = []
-            spans.reserveCapacity(bounds.count / 2)
-            var pair = 0
-            while pair < bounds.count {
-                spans.append(TimeSpan(start: bounds[pair], end: bounds[pair + 1]))
-                pair += 2
-            }
-            return spans
-        }
     }
 
     static func segments(from tokens: [JSONTokens.Token]) throws -> [StageSegment] {

@@ -1,3 +1,4 @@
+public import PostgresClient
 import SleepCore
 
 /// Loads one import into PostgreSQL in a single transaction, so a run that fails or is
@@ -15,8 +16,7 @@ import SleepCore
 ///    about 512 KiB of COPY text while the input is still being read (`StagingPipeline`),
 ///    so the server's inserting overlaps the reading;
 /// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
-///    minus one day of margin (a night's wake day comes from its own zone, which can put
-///    it a day before the sample's, and the night builder looks across a day boundary);
+///    minus one day of margin (`LookBack.firstChangedWakeDay(earliestSampleWakeDay:)`);
 /// 6. set the `imports` row to `succeeded` with every count; `COMMIT`.
 ///
 /// When anything throws, the transaction is rolled back; the caller then records the
@@ -24,9 +24,6 @@ import SleepCore
 public struct SampleLoader {
     /// The connection every call uses; not inside a transaction.
     public let connection: Connection
-
-    /// Days subtracted from the earliest wake day touched when marking rollups dirty.
-    public static let dirtyMarginDays = 1
 
     /// First key of the transaction-level advisory lock an import holds on its user
     /// (`pg_advisory_xact_lock(importLockClass, user id folded into int4)`): imports of
@@ -90,7 +87,7 @@ public struct SampleLoader {
             }
             let inserted = pipeline.inserted
             let earliestWakeDay = pipeline.earliestWakeDay
-            let dirtyFrom = earliestWakeDay?.adding(days: -Self.dirtyMarginDays)
+            let dirtyFrom = earliestWakeDay.map { LookBack.firstChangedWakeDay(earliestSampleWakeDay: $0) }
             if let dirtyFrom {
                 try connection.execute(
                     """

@@ -1,3 +1,4 @@
+import PostgresClient
 public import SleepCore
 
 /// Streams one import's samples into its staging table while the reader reads: each

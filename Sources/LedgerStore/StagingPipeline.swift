@@ -1,3 +1,4 @@
+import PostgresClient
 import SleepCore
 
 /// Moves staged samples into `sleep_samples` in batches while the input is still being
@@ -135,7 +136,7 @@ final class StagingPipeline {
 
     private func record(_ row: Row) throws {
         inserted += try row.int("inserted") ?? 0
-        if let day = try row.date("earliest_wake_day") {
+        if let day = try row.localDate("earliest_wake_day") {
             earliestWakeDay = earliestWakeDay.map { min($0, day) } ?? day
         }
     }

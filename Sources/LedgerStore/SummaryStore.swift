@@ -1,4 +1,5 @@
 import Foundation
+public import PostgresClient
 public import SleepCore
 
 /// Stores the horizon summaries the rollup computes (table `summaries`, migration 0003):
@@ -50,7 +51,7 @@ public struct SummaryStore {
 
     /// ``replace(userID:summaries:computedAt:)`` without a transaction (or savepoint) of
     /// its own: for callers already inside the transaction that should hold the change.
-    func write(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
+    public func write(userID: Int64, summaries: [Summary], computedAt: Int64) throws -> Int {
         let horizons = Set(summaries.map(\.horizon))
         if horizons.count != Horizon.allCases.count {
             // Not the usual six: drop the rows the new set does not replace.
@@ -129,7 +130,7 @@ public struct SummaryStore {
             """, [horizon.map { .text($0.rawValue) }], name: "summaries.headlines")
         return try result.rows.map { row in
             guard let userID = try row.int64(0), let handle = try row.string(1),
-                let horizon = try row.string(2).flatMap(Horizon.init(rawValue:)), let asOf = try row.date(3),
+                let horizon = try row.string(2).flatMap(Horizon.init(rawValue:)), let asOf = try row.localDate(3),
                 let debt = try row.int64(4), let net = try row.int64(5),
                 let severity = try row.string(6).flatMap(DebtSeverity.init(rawValue:)),
                 let score = try row.int(7), let grade = try row.string(8).flatMap(SleepGrade.init(rawValue:)),
@@ -141,7 +142,7 @@ public struct SummaryStore {
             return SummaryHeadline(
                 userID: userID, handle: handle, horizon: horizon, asOf: asOf, debtSeconds: debt,
                 netBalanceSeconds: net, severity: severity, score: score, grade: grade, trackedNights: tracked,
-                lastNightWakeDay: try row.date(10), lastNightAsleepSeconds: try row.int64(11),
+                lastNightWakeDay: try row.localDate(10), lastNightAsleepSeconds: try row.int64(11),
                 computedAt: computedAt)
         }
     }

@@ -1,3 +1,4 @@
+public import PostgresClient
 public import SleepCore
 
 /// Adds, lists, changes and removes users. Validating handles, zones and durations is the
@@ -14,28 +15,24 @@ public struct UserStore {
 
     private static let columns = "id, handle, time_zone, target_seconds, minimum_seconds, created_at"
 
-    /// Adds a user (and its rollup state row) and returns it. Throws `alreadyExists` when
-    /// the handle is taken, in any letter case.
+    /// Adds a user (and its rollup state row) and returns it. Throws the client's
+    /// `alreadyExists` (constraint `users_handle_key`) when the handle is taken, in any
+    /// letter case.
     @discardableResult
     public func add(handle: String, timeZone: String, goals: SleepGoals = SleepGoals()) throws -> User {
-        do {
-            return try connection.transaction { connection in
-                let row = try connection.execute(
-                    """
-                    INSERT INTO users (handle, time_zone, target_seconds, minimum_seconds)
-                    VALUES ($1, $2, $3, $4) RETURNING \(UserStore.columns)
-                    """,
-                    [.text(handle), .text(timeZone), .int64(goals.targetSeconds), .int64(goals.minimumSeconds)],
-                    name: "users.add"
-                ).single("users.add")
-                let user = try UserStore.user(from: row)
-                try connection.execute(
-                    "INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(user.id)], name: "users.addRollupState")
-                return user
-            }
-        } catch var error as StoreError where error.kind == .alreadyExists {
-            error.message = "a user with handle \(handle) already exists"
-            throw error
+        try connection.transaction { connection in
+            let row = try connection.execute(
+                """
+                INSERT INTO users (handle, time_zone, target_seconds, minimum_seconds)
+                VALUES ($1, $2, $3, $4) RETURNING \(UserStore.columns)
+                """,
+                [.text(handle), .text(timeZone), .int64(goals.targetSeconds), .int64(goals.minimumSeconds)],
+                name: "users.add"
+            ).single("users.add")
+            let user = try UserStore.user(from: row)
+            try connection.execute(
+                "INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(user.id)], name: "users.addRollupState")
+            return user
         }
     }
 
@@ -65,7 +62,7 @@ public struct UserStore {
                     "SELECT \(UserStore.columns) FROM users WHERE lower(handle) = lower($1) FOR UPDATE",
                     [.text(handle)], name: "users.lockForUpdate"
                 ).first.map(UserStore.user(from:))
-            else { throw UserStore.unknown(handle) }
+            else { throw UserStore.unknownUser }
             let zone = timeZone ?? current.timeZoneIdentifier
             let newGoals = goals ?? current.goals
             guard zone != current.timeZoneIdentifier || newGoals != current.goals else { return current }
@@ -90,12 +87,10 @@ public struct UserStore {
     public func remove(handle: String) throws {
         let result = try connection.execute(
             "DELETE FROM users WHERE lower(handle) = lower($1)", [.text(handle)], name: "users.remove")
-        guard result.affectedRows > 0 else { throw UserStore.unknown(handle) }
+        guard result.affectedRows > 0 else { throw UserStore.unknownUser }
     }
 
-    private static func unknown(_ handle: String) -> StoreError {
-        StoreError(.notFound, "no user with handle \(handle)", statement: "users")
-    }
+    private static let unknownUser = StoreError(.notFound, "no user with that handle", statement: "users")
 
     static func user(from row: Row) throws -> User {
         guard let id = try row.int64("id"), let handle = try row.string("handle"),

@@ -1,6 +1,8 @@
+public import EmbeddedPostgres
 import Foundation
 import Glibc
-public import LedgerStore
+import LedgerStore
+public import PostgresClient
 import Synchronization
 
 /// Throwaway PostgreSQL databases for tests.
@@ -32,7 +34,7 @@ public enum TestDatabase {
         public let cluster: EmbeddedCluster?
     }
 
-    private static let startup: Result<Server, StoreError> = {
+    private static let startup: Result<Server, ClusterError> = {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["SLEEPLEDGER_TEST_DATABASE_URL"], !url.isEmpty {
             return .success(
@@ -43,7 +45,7 @@ public enum TestDatabase {
         do {
             var template = Array("/tmp/sleepledger-test-XXXXXX".utf8CString)
             guard mkdtemp(&template) != nil else {
-                return .failure(StoreError(.clusterFailed, "mkdtemp failed: \(String(cString: strerror(errno)))"))
+                return .failure(ClusterError("mkdtemp failed: \(String(cString: strerror(errno)))"))
             }
             let home = template.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
             // The service user (when running as root) must be able to enter the folder.
@@ -56,10 +58,10 @@ public enum TestDatabase {
                 Server(
                     maintenanceConninfo: cluster.conninfo(database: "postgres"),
                     conninfoForDatabase: { cluster.conninfo(database: $0) }, cluster: cluster))
-        } catch let error as StoreError {
+        } catch let error as ClusterError {
             return .failure(error)
         } catch {
-            return .failure(StoreError(.clusterFailed, "\(error)"))
+            return .failure(ClusterError("\(error)"))
         }
     }()
 
@@ -115,8 +117,8 @@ public enum TestDatabase {
 
     /// Replaces the database of a conninfo or URL, keeping everything else.
     static func withDatabase(_ conninfo: String, _ database: String) -> String {
-        (try? DatabaseConfiguration.settingParameter("dbname", to: database, in: conninfo))
-            ?? conninfo + " dbname=" + DatabaseConfiguration.conninfoValue(database)
+        (try? ConnectionString.settingParameter("dbname", to: database, in: conninfo))
+            ?? conninfo + " dbname=" + ConnectionString.conninfoValue(database)
     }
 
     /// Fast shutdown of the process's cluster, then removal of its folder. Runs from

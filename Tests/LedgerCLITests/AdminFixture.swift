@@ -2,6 +2,7 @@ import Foundation
 import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import SleepFixtures
 import Synchronization
@@ -115,7 +116,7 @@ struct AdminFixture: Sendable {
                     #"[{"kind": "endBeforeStart", "message": "sample ends before it starts", "count": 1}, {"kind": "unknownStage", "message": "unknown sleep value HKCategoryValueSleepAnalysisNap", "count": 1}]"#
                 ),
             ])
-        let readOnly = try DatabaseConfiguration.settingParameter(
+        let readOnly = try ConnectionString.settingParameter(
             "user", to: DatabaseRoles.readOnly, in: database.conninfo)
         return AdminFixture(
             conninfo: database.conninfo, readOnlyConninfo: readOnly, annaNights: annaBuilt.nights,

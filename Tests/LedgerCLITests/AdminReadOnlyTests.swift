@@ -1,9 +1,11 @@
 import Foundation
+import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
-@testable import LedgerCLI
+@testable import LedgerServices
 
 /// The admin tool cannot write, refuses schemas it does not know, and never starts,
 /// creates or migrates anything.
@@ -20,13 +22,15 @@ struct AdminReadOnlyTests {
             setting == "admin-url"
             ? fixture.environment
             : ["DATABASE_URL": fixture.conninfo, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder]
-        let connection = try AdminDatabase.open(environment: environment)
-        defer { connection.close() }
+        let configuration = try Configuration(environment: environment, isTerminal: false)
+        let session = try configuration.database.openReadOnly(readOnlyURL: configuration.readOnlyURL)
+        defer { session.close() }
+        let connection = session.connection
         #expect(try connection.execute("SELECT current_user").single().string(0) == "sleepledger_readonly")
         #expect(try connection.execute("SHOW default_transaction_read_only").single().string(0) == "on")
 
         // Inside the read-only transaction the admin tool uses: refused by the transaction.
-        #expect(throws: StoreError.self) {
+        #expect(throws: PostgresError.self) {
             try connection.readOnlyTransaction { connection in
                 try connection.execute("UPDATE users SET time_zone = 'UTC' WHERE handle = 'anna'")
             }
@@ -39,7 +43,7 @@ struct AdminReadOnlyTests {
             "INSERT INTO rollup_state (user_id) VALUES (999999)",
             "CREATE TABLE intruder (id int)",
         ] {
-            let error = #expect(throws: StoreError.self) {
+            let error = #expect(throws: PostgresError.self) {
                 try connection.transaction { connection in
                     try connection.execute("SET TRANSACTION READ WRITE")
                     try connection.execute(statement)
@@ -114,12 +118,39 @@ struct AdminReadOnlyTests {
         #expect(!FileManager.default.fileExists(atPath: home.path))
     }
 
-    @Test("the embedded default connects as sleepledger_readonly over the socket")
-    func embeddedConninfo() throws {
-        let server = try TestDatabase.server()
-        guard let cluster = server.cluster else { return }  // an external test server: covered by the URL cases
-        let conninfo = try AdminDatabase.conninfo(environment: ["SLEEPLEDGER_HOME": cluster.home])
-        #expect(conninfo.contains("user='sleepledger_readonly'"))
-        #expect(conninfo.contains("host='\(cluster.socketFolder)'"))
+    @Test("on the embedded default it connects as sleepledger_readonly over the socket, and cannot write")
+    func embeddedReadOnlyRole() throws {
+        // A cluster of its own: the suite's shared server may be an external one.
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("admin-embedded-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        // As root the cluster runs as an unprivileged user, who must reach the folder.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home.path)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder]
+        let database = try Configuration(environment: environment, isTerminal: false).database
+        try database.startCluster()
+        defer { try? database.stopCluster() }
+        let writer = try database.open(access: .writes)
+        defer { writer.close() }
+        try UserService(session: writer).add(
+            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+
+        let session = try database.openReadOnly(readOnlyURL: nil)
+        defer { session.close() }
+        let connection = session.connection
+        #expect(try connection.execute("SELECT current_user").single().string(0) == "sleepledger_readonly")
+        // Over the Unix socket: no server address.
+        #expect(try connection.execute("SELECT inet_server_addr() IS NULL").single().bool(0) == true)
+        #expect(try UserService(session: session).list().map(\.handle) == ["anna"])
+        let error = #expect(throws: PostgresError.self) {
+            try connection.transaction { connection in
+                try connection.execute("SET TRANSACTION READ WRITE")
+                try connection.execute("DELETE FROM users")
+            }
+        }
+        #expect(error?.sqlState == "42501")
+        let (code, captured) = runAdmin(["users", "--format", "csv"], environment: environment)
+        #expect(code == .success, "\(captured.errorText)")
+        #expect(captured.printed.contains("anna,Europe/Berlin"))
     }
 }

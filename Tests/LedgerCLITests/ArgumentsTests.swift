@@ -1,4 +1,5 @@
 import LedgerCLI
+import SleepReports
 import Testing
 
 @Suite("Argument parsing")

@@ -1,6 +1,7 @@
 import Foundation
 import HealthImport
 import LedgerStore
+import PostgresClient
 import SleepCore
 import Testing
 
@@ -116,7 +117,8 @@ struct ImportCommandTests {
         let connection = try fixture.connection()
         defer { connection.close() }
         #expect(
-            try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-28"))
+            try connection.execute("SELECT dirty_from FROM rollup_state").single().localDate(0)
+                == LocalDate("2024-02-28"))
         let stored = try connection.execute(
             "SELECT samples_rejected, diagnostics->0->>'line' AS line, diagnostics->0->>'reason' AS reason FROM imports"
         ).single()
@@ -145,7 +147,8 @@ struct ImportCommandTests {
         let connection = try fixture.connection()
         defer { connection.close() }
         #expect(
-            try connection.execute("SELECT dirty_from FROM rollup_state").single().date(0) == LocalDate("2024-02-29"))
+            try connection.execute("SELECT dirty_from FROM rollup_state").single().localDate(0)
+                == LocalDate("2024-02-29"))
     }
 
     @Test func strictTurnsARejectionIntoAFailedImport() throws {
@@ -218,7 +221,7 @@ struct ImportCommandTests {
             ]))
         var (code, captured) = runTool(["import", "--user", "nobody", file], environment: fixture.environment)
         #expect(code == .noInput)
-        #expect(captured.errorText == "sleepledger: unknown user 'nobody'\n")
+        #expect(captured.errorText == "sleepledger: no user with handle 'nobody'\n")
         let missing = fixture.path("missing.zip")
         (code, captured) = runTool(["import", "--user", "anna", missing], environment: fixture.environment)
         #expect(code == .noInput)
@@ -263,7 +266,7 @@ struct ImportAdminTests {
             ]))
         #expect(runTool(["import", "--user", "anna", good], environment: fixture.environment).0 == .success)
 
-        let readOnly = try DatabaseConfiguration.settingParameter(
+        let readOnly = try ConnectionString.settingParameter(
             "user", to: DatabaseRoles.readOnly, in: fixture.environment["DATABASE_URL"] ?? "")
         let (code, captured) = runAdmin(
             ["imports", "anna", "--format", "json"],

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerCLI
 import LedgerStore
+import PostgresClient
 import Testing
 
 /// `sleepledger import` as a real child process: standard input, and a kill in the middle.

@@ -3,6 +3,7 @@ import Foundation
 import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import SleepFixtures
 

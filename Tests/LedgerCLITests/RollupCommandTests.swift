@@ -3,6 +3,7 @@ import Glibc
 import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
 @Suite("sleepledger rollup")

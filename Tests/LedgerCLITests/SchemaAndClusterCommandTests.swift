@@ -2,6 +2,7 @@ import Foundation
 import LedgerCLI
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
 @Suite("Schema checks and the embedded cluster through the executables")

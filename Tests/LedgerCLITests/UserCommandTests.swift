@@ -102,7 +102,7 @@ struct UserCommandTests {
         let environment = try migratedEnvironment()
         let (code, captured) = runTool(arguments, environment: environment)
         #expect(code == .noInput)
-        #expect(captured.errorText == "sleepledger: unknown user 'nobody'\n")
+        #expect(captured.errorText == "sleepledger: no user with handle 'nobody'\n")
     }
 
     @Test func removeAsksForConfirmation() throws {

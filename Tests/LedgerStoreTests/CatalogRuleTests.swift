@@ -1,5 +1,6 @@
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
 /// The rules every user-data table must follow, checked from pg_catalog for all tables that

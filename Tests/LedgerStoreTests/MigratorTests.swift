@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
 @Suite("Migrations")

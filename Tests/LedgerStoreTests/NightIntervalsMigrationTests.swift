@@ -1,4 +1,5 @@
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import Testing
 
@@ -54,29 +55,9 @@ struct NightIntervalsMigrationTests {
         ).first?.string(0)
         #expect(compression == (hasLZ4 == true ? "l" : ""))
         // An odd number of bounds is refused by the table.
-        #expect(throws: StoreError.self) {
+        #expect(throws: PostgresError.self) {
             try connection.execute(
                 "UPDATE nights SET asleep_intervals = '{1,2,3}' WHERE user_id = $1", [.int64(user.id)])
         }
-    }
-
-    @Test(
-        "the array text PostgreSQL sends parses into spans; anything else is refused",
-        arguments: [
-            ("{}", [Int64]()), ("{1,2}", [1, 2]), ("{-5,-1,10,20}", [-5, -1, 10, 20]),
-            ("{1743286500,1743300000}", [1_743_286_500, 1_743_300_000]),
-        ])
-    func parsesArrays(text: String, bounds: [Int64]) throws {
-        let spans = try NightStore.intervals(fromArrayLiteral: text)
-        #expect(spans.flatMap { [$0.start, $0.end] } == bounds)
-    }
-
-    @Test(
-        "malformed interval arrays are refused",
-        arguments: [
-            "", "{", "{1}", "{1,}", "{,1}", "{1,2,3}", "[1,2]", "{1,x}", "{99999999999999999999,1}", "{NULL,1}",
-        ])
-    func refusesMalformed(text: String) {
-        #expect(throws: StoreError.self) { try NightStore.intervals(fromArrayLiteral: text) }
     }
 }

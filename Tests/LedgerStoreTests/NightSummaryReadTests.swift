@@ -5,9 +5,9 @@ import Testing
 
 @testable import LedgerStore
 
-/// The rollup reads nights for summaries in PostgreSQL's binary format; it must give
-/// exactly the nights the text read gives (stage segments only from `segmentsFrom` on).
-@Suite("Nights read for summaries (binary)")
+/// Nights are read in PostgreSQL's binary format; they must come back exactly as they were
+/// written (stage segments only from `segmentsFrom` on when it is given).
+@Suite("Nights read back (binary)")
 struct NightSummaryReadTests {
     static func withoutSegments(before day: LocalDate, _ nights: [Night]) -> [Night] {
         nights.map { night in
@@ -42,13 +42,12 @@ struct NightSummaryReadTests {
         late.efficiency = 0.1 + 0.2
         let nights = [early, NightStoreTests.awkwardNight, noLatency, late]
         try store.replace(userID: userID, from: nil, nights: nights, naps: [])
-        let text = try store.nights(userID: userID)
-        #expect(text == nights)
+        #expect(try store.nights(userID: userID) == nights)
         for segmentsFrom in [early.wakeDay, noLatency.wakeDay, late.wakeDay.adding(days: 1)] {
-            let binary = try store.nightsForSummaries(userID: userID, from: early.wakeDay, segmentsFrom: segmentsFrom)
-            #expect(binary == Self.withoutSegments(before: segmentsFrom, text))
+            let read = try store.nights(userID: userID, from: early.wakeDay, through: nil, segmentsFrom: segmentsFrom)
+            #expect(read == Self.withoutSegments(before: segmentsFrom, nights))
         }
-        let bounded = try store.nightsForSummaries(
+        let bounded = try store.nights(
             userID: userID, from: NightStoreTests.awkwardNight.wakeDay, through: noLatency.wakeDay,
             segmentsFrom: early.wakeDay)
         #expect(bounded == [NightStoreTests.awkwardNight, noLatency])
@@ -64,9 +63,10 @@ struct NightSummaryReadTests {
         let store = NightStore(connection: connection)
         try store.replace(userID: userID, from: nil, nights: built.nights, naps: built.naps)
         let segmentsFrom = LocalDate(year: 2024, month: 12, day: 30)
-        let binary = try store.nightsForSummaries(
-            userID: userID, from: LocalDate(year: 2023, month: 1, day: 1), segmentsFrom: segmentsFrom)
-        #expect(binary.count > 300)
-        #expect(binary == Self.withoutSegments(before: segmentsFrom, try store.nights(userID: userID)))
+        let read = try store.nights(
+            userID: userID, from: LocalDate(year: 2023, month: 1, day: 1), through: nil, segmentsFrom: segmentsFrom)
+        #expect(read.count > 300)
+        #expect(read == Self.withoutSegments(before: segmentsFrom, built.nights.sorted { $0.wakeDay < $1.wakeDay }))
+        #expect(try store.nights(userID: userID) == built.nights.sorted { $0.wakeDay < $1.wakeDay })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import Testing
 
 @Suite("Database roles")
@@ -23,7 +24,7 @@ struct RoleTests {
         try UserStore(connection: connection).add(handle: "anna", timeZone: "Europe/Berlin")
         try connection.execute("SET ROLE sleepledger_readonly")
         #expect(try connection.execute("SELECT count(*) FROM users").single().int(0) == 1)
-        let error = #expect(throws: StoreError.self) {
+        let error = #expect(throws: PostgresError.self) {
             try connection.transaction { connection in
                 try connection.execute("SET TRANSACTION READ WRITE")
                 try connection.execute(
@@ -31,9 +32,9 @@ struct RoleTests {
             }
         }
         #expect(error?.sqlState == "42501")  // insufficient_privilege, not read_only_sql_transaction
-        let delete = #expect(throws: StoreError.self) { try connection.execute("DELETE FROM users") }
+        let delete = #expect(throws: PostgresError.self) { try connection.execute("DELETE FROM users") }
         #expect(delete?.sqlState == "42501")
-        let ddl = #expect(throws: StoreError.self) { try connection.execute("CREATE TABLE sneaky (n int)") }
+        let ddl = #expect(throws: PostgresError.self) { try connection.execute("CREATE TABLE sneaky (n int)") }
         #expect(ddl?.sqlState == "42501")
     }
 
@@ -67,9 +68,9 @@ struct RoleTests {
             [.int64(user.id), .text(String(repeating: "ab", count: 32))])
         try UserStore(connection: connection).update(handle: "ben", timeZone: "Europe/Paris")
         try UserStore(connection: connection).remove(handle: "ben")
-        let ddl = #expect(throws: StoreError.self) { try connection.execute("DROP TABLE sleep_samples") }
+        let ddl = #expect(throws: PostgresError.self) { try connection.execute("DROP TABLE sleep_samples") }
         #expect(ddl?.sqlState == "42501")
-        let version = #expect(throws: StoreError.self) {
+        let version = #expect(throws: PostgresError.self) {
             try connection.execute("DELETE FROM schema_migrations")
         }
         #expect(version?.sqlState == "42501")

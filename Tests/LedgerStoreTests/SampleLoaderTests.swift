@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import Synchronization
 import Testing
@@ -66,7 +67,7 @@ struct SampleLoaderTests {
         #expect(second.dirtyFrom == LocalDate(year: 2024, month: 3, day: 1))
         #expect(
             try connection.execute("SELECT dirty_from FROM rollup_state WHERE user_id = $1", [.int64(user.id)])
-                .single().date(0) == LocalDate(year: 2024, month: 2, day: 27))
+                .single().localDate(0) == LocalDate(year: 2024, month: 2, day: 27))
         #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == 3)
         let stored = try connection.execute(
             "SELECT time_zone, import_id FROM sleep_samples WHERE stage = 'rem'"
@@ -116,12 +117,12 @@ struct SampleLoaderTests {
     @Test func aSucceededRowNeedsItsIdentityAndAFailedRowItsError() throws {
         let (connection, user) = try Self.setUp()
         defer { connection.close() }
-        #expect(throws: StoreError.self) {
+        #expect(throws: PostgresError.self) {
             try connection.execute(
                 "INSERT INTO imports (user_id, file_name, status, finished_at) VALUES ($1, 'x', 'succeeded', now())",
                 [.int64(user.id)])
         }
-        #expect(throws: StoreError.self) {
+        #expect(throws: PostgresError.self) {
             try connection.execute(
                 "INSERT INTO imports (user_id, file_name, status) VALUES ($1, 'x', 'failed')", [.int64(user.id)])
         }
@@ -289,7 +290,7 @@ struct SampleLoaderAppendTests {
         }
         #expect(outcome.inserted == example.inserted)
         #expect(outcome.duplicates == example.imported.count - example.inserted)
-        #expect(outcome.dirtyFrom == example.earliestWakeDay?.adding(days: -SampleLoader.dirtyMarginDays))
+        #expect(outcome.dirtyFrom == example.earliestWakeDay?.adding(days: -LookBack.wakeDayMarginDays))
         let keys = Set(
             (example.stored + example.imported).map { "\($0.source)|\($0.start)|\($0.end)|\($0.stage.rawValue)" })
         #expect(try connection.execute("SELECT count(*) FROM sleep_samples").single().int(0) == keys.count)

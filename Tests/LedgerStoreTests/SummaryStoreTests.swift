@@ -1,5 +1,6 @@
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import SleepFixtures
 import Testing

@@ -1,5 +1,6 @@
 import LedgerStore
 import LedgerTestSupport
+import PostgresClient
 import SleepCore
 import Testing
 
@@ -36,17 +37,17 @@ struct UserStoreTests {
     func duplicateHandle() throws {
         let store = try Self.store()
         try store.add(handle: "anna", timeZone: "UTC")
-        let error = #expect(throws: StoreError.self) { try store.add(handle: "ANNA", timeZone: "UTC") }
+        let error = #expect(throws: PostgresError.self) { try store.add(handle: "ANNA", timeZone: "UTC") }
         #expect(error?.kind == .alreadyExists)
         #expect(error?.sqlState == "23505")
-        #expect(error?.message == "a user with handle ANNA already exists")
+        #expect(error?.constraint == "users_handle_key")
         #expect(try store.list().count == 1)
     }
 
     @Test("a target below the minimum is refused by the database's check constraint")
     func checkConstraint() throws {
         let store = try Self.store()
-        let error = #expect(throws: StoreError.self) {
+        let error = #expect(throws: PostgresError.self) {
             try store.add(
                 handle: "anna", timeZone: "UTC", goals: SleepGoals(targetSeconds: 6 * 3600, minimumSeconds: 7 * 3600))
         }
@@ -54,12 +55,12 @@ struct UserStoreTests {
         #expect(error?.sqlState == "23514")
         #expect(error?.constraint == "users_goals_check")
         try store.add(handle: "ben", timeZone: "UTC")
-        let update = #expect(throws: StoreError.self) {
+        let update = #expect(throws: PostgresError.self) {
             try store.update(handle: "ben", goals: SleepGoals(targetSeconds: 3600, minimumSeconds: 7200))
         }
         #expect(update?.kind == .constraintViolated)
         #expect(try store.find(handle: "ben")?.goals == SleepGoals())
-        let zero = #expect(throws: StoreError.self) {
+        let zero = #expect(throws: PostgresError.self) {
             try store.add(handle: "carl", timeZone: "UTC", goals: SleepGoals(targetSeconds: 0, minimumSeconds: 0))
         }
         #expect(zero?.kind == .constraintViolated)
@@ -70,7 +71,7 @@ struct UserStoreTests {
         let store = try Self.store()
         let update = #expect(throws: StoreError.self) { try store.update(handle: "ghost", timeZone: "UTC") }
         #expect(update?.kind == .notFound)
-        #expect(update?.message == "no user with handle ghost")
+        #expect(update?.message == "no user with that handle")
         let remove = #expect(throws: StoreError.self) { try store.remove(handle: "ghost") }
         #expect(remove?.kind == .notFound)
     }

@@ -1,0 +1,150 @@
+import Foundation
+public import HealthImport
+public import LedgerStore
+import PostgresClient
+import SleepCore
+
+/// Importing Apple Health exports: one input (an `export.zip`, `export.xml`, a CSV of
+/// sleep samples, standard input or an open descriptor) for one user, read and stored in
+/// one transaction, recorded in the user's import history whether it succeeds or fails.
+///
+/// A refused input, a failed load or a strict import with rejected records stores no
+/// sample; the failure is recorded as a failed import (in a transaction of its own) and
+/// thrown as a ``ServiceError``.
+public struct ImportService {
+    /// How one input is imported.
+    public struct Options: Sendable, Hashable {
+        /// Read and report only; write nothing, record nothing.
+        public var isDryRun: Bool
+        /// Refuse the whole input when any record is rejected.
+        public var isStrict: Bool
+        /// The reader's limits.
+        public var reader: ReaderOptions
+
+        /// Creates options; by default a normal import with the reader's default limits.
+        public init(isDryRun: Bool = false, isStrict: Bool = false, reader: ReaderOptions = .standard) {
+            self.isDryRun = isDryRun
+            self.isStrict = isStrict
+            self.reader = reader
+        }
+    }
+
+    /// What one imported input gave.
+    public struct Result: Sendable, Hashable {
+        /// What the reader found: identity, counts, date range, warnings, diagnostics.
+        public var report: ReadReport
+        /// What was stored; `nil` on a dry run.
+        public var outcome: ImportOutcome?
+        /// Whether this was a dry run.
+        public var isDryRun: Bool
+        /// Wall-clock seconds the import took.
+        public var seconds: Double
+    }
+
+    /// The session every call uses; not inside a transaction.
+    public let session: LedgerSession
+
+    /// Creates the service over `session`.
+    public init(session: LedgerSession) {
+        self.session = session
+    }
+
+    /// Imports `source` for `user`. `onProgress` is called on the calling thread as the
+    /// input is read.
+    public func importInput(
+        _ source: ImportSource, for user: User, options: Options = Options(),
+        onProgress: (ImportProgress) -> Void = { _ in }
+    ) throws(ServiceError) -> Result {
+        let reader = HealthImportReader(options: options.reader)
+        let clock = ContinuousClock()
+        let started = clock.now
+        func elapsed() -> Double { Self.seconds(clock.now - started) }
+        let name = source.name
+        if options.isDryRun {
+            return try ServiceError.wrapping {
+                let report = try reader.read(source, onSample: { _, _ in }, onProgress: onProgress)
+                try Self.checkStrict(report, options: options, name: name)
+                return Result(report: report, outcome: nil, isDryRun: true, seconds: elapsed())
+            }
+        }
+        let connection = session.connection
+        let loader = SampleLoader(connection: connection)
+        let start = ImportAudit(fileName: name, isFromStandardInput: source == .standardInput)
+        var lastReport: ReadReport?
+        do {
+            let outcome = try loader.load(
+                userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: start
+            ) { sink in
+                let report = try reader.read(
+                    source, onSample: { sample, _ in try sink.append(sample) }, onProgress: onProgress)
+                lastReport = report
+                try Self.checkStrict(report, options: options, name: name)
+                var audit = try Self.audit(start, from: report)
+                audit.durationSeconds = elapsed()
+                return audit
+            }
+            guard let report = lastReport else {
+                throw ServiceError(.internalFailure, "the import finished without a report")
+            }
+            return Result(report: report, outcome: outcome, isDryRun: false, seconds: elapsed())
+        } catch {
+            var failure = ServiceError(error)
+            var failed = start
+            if let lastReport, let filled = try? Self.audit(start, from: lastReport) { failed = filled }
+            if failed.sizeBytes == nil, case .path(let path) = source,
+                let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+            {
+                failed.sizeBytes = size.int64Value
+            }
+            failed.durationSeconds = elapsed()
+            if connection.isOpen, !connection.isInTransaction {
+                do {
+                    try loader.recordFailure(userID: user.id, audit: failed, error: failure.message)
+                } catch {
+                    failure.message += "; the failed import could not be recorded: \(ServiceError(error).message)"
+                }
+            }
+            throw failure
+        }
+    }
+
+    /// The user's imports, newest first.
+    public func history(for user: User) throws(ServiceError) -> [AdminImportRecord] {
+        try ServiceError.wrapping { try AdminQueries(connection: session.connection).imports(userID: user.id) }
+    }
+
+    /// A strict import refuses the input when any record was rejected.
+    static func checkStrict(_ report: ReadReport, options: Options, name: String) throws(ServiceError) {
+        guard options.isStrict, report.rejected > 0 else { return }
+        var message =
+            "\(name): --strict: \(report.rejected) record\(report.rejected == 1 ? "" : "s") rejected, nothing imported"
+        if let first = report.diagnostics.first { message += "; first: \(first)" }
+        throw ServiceError(.refusedInput, message)
+    }
+
+    /// The audit row's fields from a reader's report.
+    static func audit(_ start: ImportAudit, from report: ReadReport) throws -> ImportAudit {
+        var audit = start
+        audit.sizeBytes = report.inputBytes
+        audit.sha256 = report.sha256.isEmpty ? nil : report.sha256
+        audit.kind = report.kind.rawValue
+        audit.entryName = report.entryName
+        audit.recordsSeen = report.recordsSeen
+        audit.samplesRead = report.accepted + report.rejected
+        audit.samplesAccepted = report.accepted
+        audit.samplesRejected = report.rejected
+        audit.stageCounts = report.stageCounts
+        audit.earliestStart = report.earliestStart
+        audit.latestEnd = report.latestEnd
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        audit.warningsJSON = String(decoding: try encoder.encode(report.warnings), as: UTF8.self)
+        audit.diagnosticsJSON = String(decoding: try encoder.encode(report.diagnostics), as: UTF8.self)
+        audit.diagnosticsNotKept = report.diagnosticsNotKept
+        return audit
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

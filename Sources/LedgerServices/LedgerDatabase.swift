@@ -1,0 +1,189 @@
+import EmbeddedPostgres
+public import LedgerStore
+import PostgresClient
+
+/// Where the ledger's database is and which schema this build speaks: the one place that
+/// opens connections for the use cases.
+///
+/// On the embedded default a session starts the cluster on demand (creating it on first
+/// use) and migrates it, schema and roles; on an external database a writing session
+/// refuses pending migrations and every session refuses a schema newer than this build.
+public struct LedgerDatabase: Sendable {
+    /// Whether a session is about to write, which requires an up-to-date schema.
+    public enum Access: Sendable {
+        /// Only reads.
+        case reads
+        /// Reads and writes.
+        case writes
+    }
+
+    /// The state of the embedded cluster.
+    public enum ClusterState: Sendable, Equatable {
+        /// No cluster in the data folder yet: the first session creates it.
+        case notCreated
+        /// Created, no server running.
+        case stopped
+        /// A server with this process id serves it.
+        case running(pid: Int32)
+    }
+
+    /// Where the database is.
+    public let configuration: DatabaseConfiguration
+    /// The folder of `NNNN_name.sql` migrations; `nil` when none was found.
+    public let migrationsFolder: String?
+
+    /// Uses `configuration` and the migrations in `migrationsFolder`.
+    public init(configuration: DatabaseConfiguration, migrationsFolder: String?) {
+        self.configuration = configuration
+        self.migrationsFolder = migrationsFolder
+    }
+
+    /// From the environment: `DATABASE_URL`, libpq's `PG*` variables or the embedded
+    /// default (``DatabaseConfiguration``), and `SLEEPLEDGER_MIGRATIONS` or the migrations
+    /// found next to the executable or in the checkout.
+    public init(environment: [String: String]) throws(ServiceError) {
+        let configuration = try ServiceError.wrapping { try DatabaseConfiguration(environment: environment) }
+        self.init(
+            configuration: configuration,
+            migrationsFolder: Migrator.locateMigrationsFolder(environment: environment))
+    }
+
+    /// The migrator for this build's migrations.
+    func migrator() throws(ServiceError) -> Migrator {
+        guard let migrationsFolder else {
+            throw ServiceError(
+                .internalFailure,
+                "cannot find the migrations folder; set SLEEPLEDGER_MIGRATIONS to the project's migrations/")
+        }
+        return try ServiceError.wrapping { try Migrator(folder: migrationsFolder) }
+    }
+
+    /// Opens a session for `access`, after the checks in the type's documentation.
+    public func open(access: Access) throws(ServiceError) -> LedgerSession {
+        let migrator = try migrator()
+        return try ServiceError.wrapping {
+            let connection = try Connection(conninfo: configuration.conninfo(startingEmbeddedCluster: true))
+            do {
+                if configuration.isEmbedded {
+                    _ = try migrator.migrate(on: connection)
+                    try migrator.applyRoles(on: connection)
+                } else {
+                    try migrator.checkCompatible(on: connection, requireCurrent: access == .writes)
+                }
+            } catch {
+                connection.close()
+                throw error
+            }
+            return LedgerSession(connection: connection)
+        }
+    }
+
+    /// Opens a session as the read-only role (`sleepledger_readonly`), never starting,
+    /// creating or migrating anything, after checking that the schema is exactly the one
+    /// this build knows: an older one lacks tables pending migrations would create.
+    ///
+    /// Where it connects: `readOnlyURL` verbatim when given (a URL for the read-only role
+    /// or a login role that is a member of it); else the configured database with the
+    /// user replaced by `sleepledger_readonly`; on the embedded default only while the
+    /// cluster runs (``ServiceError/Kind/unavailable`` naming `sleepledger db start`
+    /// otherwise).
+    public func openReadOnly(readOnlyURL: String?) throws(ServiceError) -> LedgerSession {
+        let migrator = try migrator()
+        return try ServiceError.wrapping {
+            let connection = try Connection(conninfo: try readOnlyConninfo(readOnlyURL))
+            do {
+                try connection.readOnlyTransaction { connection in
+                    try migrator.checkCompatible(on: connection, requireCurrent: true)
+                }
+            } catch {
+                connection.close()
+                throw error
+            }
+            return LedgerSession(connection: connection)
+        }
+    }
+
+    private func readOnlyConninfo(_ readOnlyURL: String?) throws -> String {
+        if let readOnlyURL, !readOnlyURL.isEmpty { return readOnlyURL }
+        switch configuration.source {
+        case .url(let url):
+            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: url)
+        case .libpqEnvironment:
+            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: "")
+        case .embedded(let home):
+            let cluster = EmbeddedCluster(home: home)
+            guard case .running = cluster.status() else {
+                throw ServiceError(
+                    .unavailable,
+                    "the embedded database at \(home) is not running; start it with `sleepledger db start`")
+            }
+            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: cluster.conninfo())
+        }
+    }
+
+    /// A plain connection to the configured database (the embedded cluster must already
+    /// run: open a session first), for work spread over several connections.
+    func connect() throws -> Connection {
+        try Connection(conninfo: configuration.conninfo(startingEmbeddedCluster: false))
+    }
+
+    // MARK: Schema
+
+    /// Applies every pending migration and then the roles; returns the migrations applied.
+    public func migrate() throws(ServiceError) -> [Migration] {
+        let migrator = try migrator()
+        return try ServiceError.wrapping {
+            let connection = try Connection(conninfo: configuration.conninfo(startingEmbeddedCluster: true))
+            defer { connection.close() }
+            let applied = try migrator.migrate(on: connection)
+            try migrator.applyRoles(on: connection)
+            return applied
+        }
+    }
+
+    /// Every known migration as applied or pending, and versions the database has that
+    /// this build does not know.
+    public func migrationStatus() throws(ServiceError) -> [MigrationStatus] {
+        let migrator = try migrator()
+        return try ServiceError.wrapping {
+            let connection = try Connection(conninfo: configuration.conninfo(startingEmbeddedCluster: true))
+            defer { connection.close() }
+            return try migrator.status(on: connection)
+        }
+    }
+
+    // MARK: Embedded cluster
+
+    /// The data folder of the embedded default; `nil` when an external database is configured.
+    public var embeddedHome: String? {
+        if case .embedded(let home) = configuration.source { return home }
+        return nil
+    }
+
+    /// The embedded cluster's state; `nil` when an external database is configured.
+    public func clusterState() -> ClusterState? {
+        guard let embeddedHome else { return nil }
+        switch EmbeddedCluster(home: embeddedHome).status() {
+        case .notInitialized: return .notCreated
+        case .stopped: return .stopped
+        case .running(let pid): return .running(pid: pid)
+        }
+    }
+
+    /// Starts the embedded cluster (creating it on first use) and brings its schema and
+    /// roles up to date.
+    public func startCluster() throws(ServiceError) {
+        try open(access: .writes).close()
+    }
+
+    /// Stops the embedded cluster (fast shutdown); nothing when it does not run.
+    public func stopCluster() throws(ServiceError) {
+        guard let embeddedHome else { return }
+        try ServiceError.wrapping { try EmbeddedCluster(home: embeddedHome).stop() }
+    }
+
+    /// The embedded cluster's libpq connection string (superuser, over its socket).
+    public func clusterConninfo() -> String? {
+        embeddedHome.map { EmbeddedCluster(home: $0).conninfo() }
+    }
+}

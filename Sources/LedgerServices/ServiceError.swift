@@ -1,0 +1,97 @@
+import EmbeddedPostgres
+import HealthImport
+import LedgerStore
+import PostgresClient
+
+/// The one error type of the use cases: why a request could not be done, in a category
+/// each front end maps on its own (the CLI to an exit code, the server to an HTTP
+/// status), and one line a person can act on.
+///
+/// ``message`` is log-safe where it comes from a lower layer (database, cluster, store
+/// errors give their log-safe descriptions); messages the services write themselves echo
+/// only what the caller sent (a handle, a file name). ``debugDetail`` holds everything a
+/// lower layer knew, values included, for an operator who asked for it.
+public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What kind of failure this is.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The request's own values are not acceptable (a malformed handle, an unknown
+        /// zone, a target below the minimum, a value the database refused).
+        case invalidInput
+        /// What the request names does not exist (an unknown user).
+        case notFound
+        /// What the request would create exists already (a taken handle).
+        case alreadyExists
+        /// The input was read and refused as a whole (not an export, damaged, `--strict`
+        /// with rejected records).
+        case refusedInput
+        /// The input could not be read at all (missing file, I/O error).
+        case unreadableInput
+        /// The database cannot be reached or has a schema this version cannot use.
+        case unavailable
+        /// Another run holds what this one needs; try again later.
+        case busy
+        /// A bug or an unexpected failure.
+        case internalFailure
+    }
+
+    /// What kind of failure this is.
+    public var kind: Kind
+    /// One line for the person who made the request.
+    public var message: String
+    /// Everything the lower layer knew, values included; only for an operator who asked.
+    public var debugDetail: String?
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String, debugDetail: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.debugDetail = debugDetail
+    }
+
+    /// Classifies an error from any layer below.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as ServiceError:
+            self = error
+        case let error as PostgresError:
+            let kind: Kind
+            switch error.kind {
+            case .connectionFailed: kind = .unavailable
+            case .alreadyExists: kind = .alreadyExists
+            case .invalidValue, .constraintViolated: kind = .invalidInput
+            default: kind = .internalFailure
+            }
+            self.init(kind, error.description, debugDetail: error.debugDescription)
+        case let error as StoreError:
+            let kind: Kind
+            switch error.kind {
+            case .notFound: kind = .notFound
+            case .schemaTooNew, .schemaPending: kind = .unavailable
+            case .invalidValue: kind = .invalidInput
+            default: kind = .internalFailure
+            }
+            self.init(kind, error.description)
+        case let error as ClusterError:
+            self.init(.unavailable, error.description)
+        case ImportError.badFile(let file, let line, let reason):
+            self.init(.refusedInput, line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)")
+        case ImportError.io(let file, let reason):
+            self.init(.unreadableInput, "cannot read \(file): \(reason)")
+        default:
+            self.init(.internalFailure, "internal error: \(error)")
+        }
+    }
+
+    /// Runs `body`, turning whatever it throws into a ``ServiceError``: every public
+    /// service call throws only this type.
+    static func wrapping<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// The message.
+    public var description: String { message }
+}

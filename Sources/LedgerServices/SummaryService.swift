@@ -1,0 +1,142 @@
+public import LedgerStore
+import PostgresClient
+public import SleepCore
+
+/// A user's results: the summary of a horizon, the nights and naps, and the rollup's
+/// bookkeeping; read from what the rollup stored, or, for another as-of day, computed on
+/// the fly from the stored nights through the same code the rollup uses
+/// (``summaries(userID:goals:asOf:horizons:rules:nights:rebuilt:)``).
+public struct SummaryService {
+    /// Why there is no summary to show, with what to do about it.
+    public enum Absence: Sendable, Hashable {
+        /// The rollup never ran for the user.
+        case neverRolledUp
+        /// Nothing was imported for the user.
+        case noSamples
+        /// Samples were imported but none formed a night (all too short, or naps only).
+        case samplesWithoutNights
+        /// Nights are stored but no summary of this horizon is.
+        case noStoredSummary
+    }
+
+    /// A summary, or why there is none.
+    public enum Lookup: Sendable, Hashable {
+        /// The summary.
+        case found(Summary)
+        /// Why there is none.
+        case absent(Absence)
+    }
+
+    /// The session every call uses.
+    public let session: LedgerSession
+    /// The rules summaries computed on the fly use.
+    public let rules: MetricRules
+
+    /// Creates the service over `session`.
+    public init(session: LedgerSession, rules: MetricRules = .standard) {
+        self.session = session
+        self.rules = rules
+    }
+
+    private var connection: Connection { session.connection }
+
+    /// The summary of `horizon` for `user`: with `asOf`, computed now from the stored
+    /// nights (nothing is written); without, as the last rollup stored it.
+    public func summary(for user: User, horizon: Horizon, asOf: LocalDate?) throws(ServiceError) -> Lookup {
+        try ServiceError.wrapping {
+            let queries = AdminQueries(connection: connection)
+            if let asOf {
+                guard try queries.hasNights(userID: user.id) else { return .absent(try absenceReason(of: user)) }
+                let summaries = try Self.summaries(
+                    userID: user.id, goals: user.goals, asOf: asOf, horizons: [horizon], rules: rules,
+                    nights: NightStore(connection: connection))
+                return summaries.first.map(Lookup.found) ?? .absent(.noStoredSummary)
+            }
+            if let stored = try SummaryStore(connection: connection).summary(userID: user.id, horizon: horizon),
+                try stored.debt.trackedNights > 0 || stored.rollingDebt != nil || stored.lastNight != nil
+                    || queries.hasNights(userID: user.id)
+            {
+                return .found(stored)
+            }
+            return .absent(try absenceReason(of: user))
+        }
+    }
+
+    /// Why `user` has no summary: never rolled up, nothing imported, no nights formed, or
+    /// no stored summary of this horizon.
+    public func absence(of user: User) throws(ServiceError) -> Absence {
+        try ServiceError.wrapping { try absenceReason(of: user) }
+    }
+
+    private func absenceReason(of user: User) throws -> Absence {
+        if try RollupStateStore(connection: connection).lastRollup(userID: user.id).at == nil {
+            return .neverRolledUp
+        }
+        let queries = AdminQueries(connection: connection)
+        if try !queries.hasNights(userID: user.id) {
+            return try queries.hasSamples(userID: user.id) ? .samplesWithoutNights : .noSamples
+        }
+        return .noStoredSummary
+    }
+
+    /// The user's stored nights waking from `first` through `last` (open when `nil`).
+    public func nights(for user: User, from first: LocalDate? = nil, through last: LocalDate? = nil)
+        throws(ServiceError) -> [Night]
+    {
+        try ServiceError.wrapping {
+            try NightStore(connection: connection).nights(userID: user.id, from: first, through: last)
+        }
+    }
+
+    /// The user's stored naps waking from `first` through `last` (open when `nil`).
+    public func naps(for user: User, from first: LocalDate? = nil, through last: LocalDate? = nil)
+        throws(ServiceError) -> [Nap]
+    {
+        try ServiceError.wrapping {
+            try NightStore(connection: connection).naps(userID: user.id, from: first, through: last)
+        }
+    }
+
+    /// Whether the rollup stored any night for the user.
+    public func hasNights(_ user: User) throws(ServiceError) -> Bool {
+        try ServiceError.wrapping { try AdminQueries(connection: connection).hasNights(userID: user.id) }
+    }
+
+    /// When the rollup last wrote the user's results (epoch seconds; `nil` when never),
+    /// and whether new samples or changed settings wait for the next rollup.
+    public func lastRollup(of user: User) throws(ServiceError) -> (at: Int64?, isStale: Bool) {
+        try ServiceError.wrapping {
+            let state = try RollupStateStore(connection: connection).lastRollup(userID: user.id)
+            return (state.at, state.isStale)
+        }
+    }
+
+    /// The summaries of `horizons` as of `asOf` for one user: the one way summaries are
+    /// computed, by the rollup and on the fly. Reads the nights `LookBack` names from
+    /// `nights`; nights the caller has just built and holds in `rebuilt` (every night from
+    /// `from` on, or all of them when `from` is `nil`) are used instead of reading them.
+    static func summaries(
+        userID: Int64, goals: SleepGoals, asOf: LocalDate, horizons: [Horizon], rules: MetricRules,
+        nights store: NightStore, rebuilt: (from: LocalDate?, nights: [Night])? = nil
+    ) throws -> [Summary] {
+        let needed = LookBack.nights(for: horizons, asOf: asOf, rules: rules)
+        let range = needed.wakeDays
+        var nights: [Night]
+        if let rebuilt {
+            nights = rebuilt.nights.filter { night in
+                range.contains(night.wakeDay) && rebuilt.from.map { night.wakeDay >= $0 } ?? true
+            }
+            if let from = rebuilt.from, range.first < from {
+                nights =
+                    try store.nights(
+                        userID: userID, from: range.first, through: min(range.last, from.adding(days: -1)),
+                        segmentsFrom: needed.segmentsFrom) + nights
+            }
+        } else {
+            nights = try store.nights(
+                userID: userID, from: range.first, through: range.last, segmentsFrom: needed.segmentsFrom)
+        }
+        let builder = SummaryBuilder(nights: nights, goals: goals, rules: rules)
+        return horizons.map { builder.summary(horizon: $0, asOf: asOf) }
+    }
+}
