@@ -72,7 +72,8 @@ let package = Package(
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(
-            name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"]),
+            name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "LedgerTestSupport"]),
         .testTarget(
             name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresClient", "LedgerTestSupport"]),
@@ -82,8 +83,8 @@ let package = Package(
         .testTarget(
             name: "LedgerServicesTests",
             dependencies: [
-                "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore", "SleepFixtures",
-                "HealthImport", "ExportFixtures",
+                "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
+                "SleepFixtures", "HealthImport", "ExportFixtures",
             ]),
         .testTarget(
             name: "LedgerCLITests",

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthImport
 
-/// The real export fragments in shared/fixtures/real (see its README for attribution:
+/// The real export fragments in Fixtures/real (see its README for attribution:
 /// tdda/applehealthdata MIT, dogsheep/healthkit-to-sqlite Apache-2.0,
 /// alxdrcirilo/apple-health-parser MIT).
 struct RealFixtureTests {

@@ -85,15 +85,10 @@ func runTool(_ tool: String, _ arguments: [String], in directory: URL, standardI
     return process.terminationStatus
 }
 
-/// Location of the real export fragments shared by the project.
+/// Location of a real export fragment in `Fixtures/real` beside these tests (licences and
+/// attribution in its README).
 func realFixturePath(_ name: String) -> String {
-    let here = URL(fileURLWithPath: #filePath)
-    let candidates = [
-        here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/real/\(name)").path,
-        "/work/shared/fixtures/real/\(name)",
-    ]
-    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[1]
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/real/\(name)").path
 }
 
 /// A minimal export.xml around some record text.

@@ -78,3 +78,38 @@ struct AdminErrorTests {
         #expect(failed.error.split(separator: "\n").count == 1)
     }
 }
+
+/// A person whose samples formed no night (all naps, or too short) is told so, not told
+/// to import what they already imported.
+@Suite("sleepledger-admin for samples without nights")
+struct AdminSamplesWithoutNightsTests {
+    @Test(
+        "summary and debt print one clear line on standard output and exit 0",
+        arguments: [
+            ["summary", "eve"], ["debt", "eve"], ["summary", "eve", "--as-of", "2024-03-01"],
+            ["debt", "eve", "--horizon", "monthly"], ["nights", "eve"],
+        ])
+    func clearLine(arguments: [String]) throws {
+        let fixture = try ImportFixture(handle: "eve", timeZone: "UTC")
+        defer { fixture.remove() }
+        // Twenty minutes asleep: a nap, not a night.
+        let nap = try fixture.write(
+            "nap.csv",
+            """
+            sourceName,startDate,endDate,value
+            Watch,2024-02-29T13:00:00Z,2024-02-29T13:20:00Z,HKCategoryValueSleepAnalysisAsleepCore
+
+            """)
+        #expect(runTool(["import", "--user", "eve", "--quiet", nap], environment: fixture.environment).0 == .success)
+        #expect(runTool(["rollup", "--as-of", "2024-03-01"], environment: fixture.environment).0 == .success)
+        var environment = fixture.environment
+        environment["SLEEPLEDGER_ADMIN_DATABASE_URL"] = fixture.readOnlyURL
+        let (code, captured) = runAdmin(arguments, environment: environment)
+        #expect(code == .success, "\(captured.errorText)")
+        #expect(captured.errorText.isEmpty)
+        #expect(
+            captured.printed
+                == "eve has sleep samples but no nights: none of them formed a night (docs/sleep-rules.md); import a fuller export with `sleepledger import --user eve FILE`, then run `sleepledger rollup`.\n"
+        )
+    }
+}

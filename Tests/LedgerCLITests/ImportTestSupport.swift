@@ -35,6 +35,12 @@ struct ImportFixture {
         return path(name)
     }
 
+    /// The test database as the read-only role, for the admin tool.
+    var readOnlyURL: String {
+        (try? ConnectionString.settingParameter(
+            "user", to: DatabaseRoles.readOnly, in: environment["DATABASE_URL"] ?? "")) ?? ""
+    }
+
     /// A connection to the test database, for assertions.
     func connection() throws -> Connection {
         try Connection(conninfo: environment["DATABASE_URL"] ?? "")
