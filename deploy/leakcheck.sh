@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs the LedgerStore tests under a leak checker and fails on any definite leak (for
+# Runs the database tests (client, embedded cluster, repositories, services) under a leak checker and fails on any definite leak (for
 # example a PGresult without PQclear, a PGconn without PQfinish, a PQfreemem forgotten
 # after COPY) or, with AddressSanitizer, any invalid memory access.
 #
-#   deploy/leakcheck.sh                       # all LedgerStore tests, LeakSanitizer
+#   deploy/leakcheck.sh                       # all database tests, LeakSanitizer
 #   deploy/leakcheck.sh 'CopyTests'           # a Swift Testing --filter of your choice
 #   LEAKCHECK_TOOL=valgrind deploy/leakcheck.sh
 #
@@ -19,11 +19,11 @@
 # works with a newer valgrind; LeakSanitizer is the default for that reason.
 #
 # Suppressions: deploy/lsan.supp and deploy/valgrind.supp, for Swift runtime / Foundation
-# noise only. A suppression must never cover libpq or LedgerStore.
+# noise only. A suppression must never cover libpq, PostgresClient or LedgerStore.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-filter="${1:-LedgerStoreTests}"
+filter="${1:-PostgresClientTests|EmbeddedPostgresTests|LedgerStoreTests|LedgerServicesTests}"
 tool="${LEAKCHECK_TOOL:-lsan}"
 log="$(mktemp /tmp/sleepledger-leakcheck-XXXXXX.log)"
 

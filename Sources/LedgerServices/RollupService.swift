@@ -16,9 +16,11 @@ import Synchronization
 /// Each user is one transaction on one worker's connection: claim the user's
 /// `rollup_state` row with `FOR UPDATE SKIP LOCKED` (a user another runner holds is
 /// skipped, never waited for, so two runners never deadlock or do a user twice), check
-/// again what it needs, rebuild nights (all of them, or from `dirty_from` minus
-/// ``RollupSettings/rebuildMarginDays`` on), compute the summaries from the stored nights,
-/// replace the user's rows, clear its flags, commit. A reader sees the previous results or
+/// again what it needs, rebuild nights (all of them, or from the day
+/// `LookBack.firstRebuiltWakeDay(changedFrom:)` names for `dirty_from`, reading the samples
+/// `LookBack.sampleSpanStart(rebuildingFrom:)` names), compute the summaries through
+/// ``SummaryService`` (the nights just built, the others read back), replace the user's
+/// rows, clear its flags, commit. A reader sees the previous results or
 /// the new ones, never a mix; a killed runner's transaction is rolled back by the server,
 /// leaving the previous results and the flags for the next run.
 ///

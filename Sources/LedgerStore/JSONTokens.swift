@@ -32,31 +32,30 @@ enum JSONTokens {
                 while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(utf8[index]) {
                     let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
                     let (added, overflow2) = shifted.addingReportingOverflow(Int64(utf8[index] - UInt8(ascii: "0")))
-                    guard !overflow1, !overflow2 else { throw failure(text) }
+                    guard !overflow1, !overflow2 else { throw failure }
                     value = added
                     digits += 1
                     index += 1
                 }
-                guard digits > 0 else { throw failure(text) }
+                guard digits > 0 else { throw failure }
                 tokens.append(.integer(negative ? -value : value))
             case UInt8(ascii: "\""):
                 index += 1
                 let start = index
                 while utf8[index] != UInt8(ascii: "\""), utf8[index] != 0 {
-                    guard utf8[index] != UInt8(ascii: "\\") else { throw failure(text) }
+                    guard utf8[index] != UInt8(ascii: "\\") else { throw failure }
                     index += 1
                 }
-                guard utf8[index] == UInt8(ascii: "\"") else { throw failure(text) }
+                guard utf8[index] == UInt8(ascii: "\"") else { throw failure }
                 tokens.append(.string(String(decoding: utf8[start..<index], as: UTF8.self)))
                 index += 1
             default:
-                throw failure(text)
+                throw failure
             }
         }
         return tokens
     }
 
-    private static func failure(_ text: String) -> StoreError {
-        StoreError(.decodingFailed, "unexpected JSON in a stored night: \(text.prefix(40))")
-    }
+    /// No stored text in the message: it is a person's data.
+    private static let failure = StoreError(.decodingFailed, "unexpected JSON in a stored night")
 }

@@ -29,7 +29,7 @@ public struct SummaryStore {
                 return try foundationJSONText(of: summary)
             }
         } catch {
-            throw StoreError(.invalidValue, "a summary could not be encoded: \(error)", statement: "summaries.write")
+            throw StoreError(.invalidValue, "a summary could not be encoded", statement: "summaries.write")
         }
     }
 
@@ -110,7 +110,7 @@ public struct SummaryStore {
             return try JSONDecoder().decode(Summary.self, from: Data(text.utf8))
         } catch {
             throw StoreError(
-                .decodingFailed, "the stored \(horizon.rawValue) summary of user \(userID) does not decode: \(error)",
+                .decodingFailed, "the stored \(horizon.rawValue) summary of user \(userID) does not decode",
                 statement: "summaries.read")
         }
     }
