@@ -22,8 +22,10 @@ let package = Package(
         .target(name: "SleepCore"),
         // Seeded generator of realistic sample streams, for tests and benchmarks.
         .target(name: "SleepFixtures", dependencies: ["SleepCore"]),
+        // SHA-256, secure random bytes and constant-time comparison through libcrypto.
+        .target(name: "LedgerCrypto", dependencies: ["COpenSSL"]),
         // Readers: export.zip / export.xml / CSV to SleepCore samples plus diagnostics.
-        .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "COpenSSL"]),
+        .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "LedgerCrypto"]),
         // Reports from SleepCore values: SVG charts, duration, time and label formatting.
         .target(name: "SleepReports", dependencies: ["SleepCore"]),
         // The PostgreSQL client on libpq: connections, parameters, rows, COPY, pipelining,
@@ -37,7 +39,8 @@ let package = Package(
         .target(
             name: "LedgerServices",
             dependencies: [
-                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "SleepCore", "SleepReports",
+                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto", "SleepCore",
+                "SleepReports",
             ]),
         // Argument parsing, configuration, output formats and exit codes of both executables.
         .target(
@@ -72,7 +75,8 @@ let package = Package(
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(
-            name: "HealthImportTests", dependencies: ["HealthImport", "SleepCore", "SleepFixtures", "ExportFixtures"],
+            name: "HealthImportTests",
+            dependencies: ["HealthImport", "LedgerCrypto", "SleepCore", "SleepFixtures", "ExportFixtures"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "LedgerTestSupport"]),
         .testTarget(

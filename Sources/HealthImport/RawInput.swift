@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCrypto
 import Synchronization
 
 /// The raw bytes of one input (a file or a pipe), read with `read(2)`, hashed with

@@ -14,6 +14,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case unavailable = 69
     /// A bug or unexpected failure (EX_SOFTWARE).
     case internalError = 70
+    /// Not allowed: a credential is missing, invalid or lacks the right (EX_NOPERM).
+    case permissionDenied = 77
     /// Another run holds the lock; try again later (EX_TEMPFAIL).
     case busy = 75
 }
@@ -26,6 +28,7 @@ extension ExitCode {
         case .notFound, .unreadableInput: self = .noInput
         case .unavailable: self = .unavailable
         case .busy: self = .busy
+        case .unauthorized, .forbidden: self = .permissionDenied
         case .internalFailure: self = .internalError
         }
     }

@@ -14,6 +14,7 @@ public enum SleepLedgerTool {
           user add|list|set|remove   Manage users
           import --user HANDLE FILE... Import Apple Health exports (zip, XML, CSV, -)
           rollup [--user H] [--all]  Build nights and summaries from stored samples
+          token create|list|revoke   Personal API tokens for the upload server
         Options:
           --help                     Show help (also after any command)
           --version                  Show the version
@@ -71,6 +72,8 @@ public enum SleepLedgerTool {
             try ImportCommand.run(rest, environment: environment, console: console)
         case "rollup":
             try RollupCommand.run(rest, environment: environment, console: console)
+        case "token":
+            try TokenCommand.run(rest, environment: environment, console: console)
         default:
             throw CLIError.usage("unknown command '\(command)'", help: usage)
         }

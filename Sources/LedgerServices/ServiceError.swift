@@ -28,6 +28,11 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case unreadableInput
         /// The database cannot be reached or has a schema this version cannot use.
         case unavailable
+        /// No valid credential came with the request (a missing, malformed, unknown or
+        /// revoked API token).
+        case unauthorized
+        /// The credential is valid but does not allow this (an `ingest` token on a data route).
+        case forbidden
         /// Another run holds what this one needs; try again later.
         case busy
         /// A bug or an unexpected failure.

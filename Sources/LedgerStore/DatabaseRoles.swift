@@ -3,7 +3,9 @@ import Glibc
 public import PostgresClient
 
 /// The SleepLedger database roles: `sleepledger_owner` (owns the tables),
-/// `sleepledger_app` (reads and writes rows) and `sleepledger_readonly` (reads only).
+/// `sleepledger_app` (reads and writes rows), `sleepledger_readonly` (reads only) and
+/// `sleepledger_server` (reads and writes one user's rows at a time, under row-level
+/// security).
 ///
 /// The roles themselves are defined in `deploy/postgres/roles.sql`, read from beside the
 /// migrations folder like the migrations are (``script(migrationsFolder:)``).
@@ -14,6 +16,12 @@ public enum DatabaseRoles {
     public static let application = "sleepledger_app"
     /// The read-only role: SELECT only, sessions start read-only.
     public static let readOnly = "sleepledger_readonly"
+    /// The upload server's role: reads and writes rows, but row-level security shows it
+    /// only the rows of the user named by ``currentUserSetting`` in the transaction.
+    public static let server = "sleepledger_server"
+    /// The per-transaction setting naming the user whose rows `sleepledger_server` sees
+    /// (`set_config('sleepledger.user_id', id, true)`); unset, it sees none.
+    public static let currentUserSetting = "sleepledger.user_id"
 
     /// SQLSTATEs of collisions with a concurrent run on another database of the same
     /// cluster (the role catalog is shared): unique violation, duplicate object,

@@ -1,3 +1,4 @@
+import LedgerCrypto
 import Testing
 
 @testable import HealthImport

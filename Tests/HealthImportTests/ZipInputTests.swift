@@ -1,5 +1,6 @@
 import ExportFixtures
 import Foundation
+import LedgerCrypto
 import SleepCore
 import Testing
 

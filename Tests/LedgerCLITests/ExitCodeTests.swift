@@ -11,10 +11,12 @@ struct ExitCodeTests {
         #expect(ExitCode.unavailable.rawValue == 69)
         #expect(ExitCode.internalError.rawValue == 70)
         #expect(ExitCode.busy.rawValue == 75)
+        #expect(ExitCode.permissionDenied.rawValue == 77)
     }
 
     @Test(arguments: [
         ["--help"], ["db", "--help"], ["migrate", "--help"], ["user", "--help"], ["user", "add", "--help"],
+        ["token", "--help"],
     ])
     func everyCommandHasHelp(arguments: [String]) {
         let (code, captured) = runTool(arguments)

@@ -63,6 +63,26 @@ struct CatalogRuleTests {
         #expect(withoutPrimaryKey == [])
     }
 
+    @Test("every user-data table, and users, forces row-level security with a policy for the server's role")
+    func rowLevelSecurityEverywhere() throws {
+        let connection = try Self.migratedConnection()
+        let tables = try Self.userDataTables(connection) + ["users"]
+        for table in tables {
+            let row = try connection.execute(
+                """
+                SELECT c.relrowsecurity, c.relforcerowsecurity,
+                       EXISTS (SELECT FROM pg_policies p WHERE p.tablename = c.relname
+                               AND p.policyname = 'sleepledger_server_own_rows' AND 'sleepledger_server' = ANY (p.roles))
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relname = $1
+                """, [.text(table)]
+            ).single()
+            #expect(try row.bool(0) == true, "\(table): row-level security not enabled")
+            #expect(try row.bool(1) == true, "\(table): row-level security not forced")
+            #expect(try row.bool(2) == true, "\(table): no policy for sleepledger_server")
+        }
+    }
+
     @Test("every user-data table's user_id references users(id) ON DELETE CASCADE")
     func userIDCascades() throws {
         let connection = try Self.migratedConnection()

@@ -110,7 +110,7 @@ struct RoleTests {
         let roles = try connection.execute(
             "SELECT rolname FROM pg_roles WHERE rolname LIKE 'sleepledger\\_%' ORDER BY rolname"
         ).rows.map { try $0.string(0) }
-        #expect(roles == ["sleepledger_app", "sleepledger_owner", "sleepledger_readonly"])
+        #expect(roles == ["sleepledger_app", "sleepledger_owner", "sleepledger_readonly", "sleepledger_server"])
     }
 
     @Test("concurrent runs of the roles script on several databases of one cluster all succeed")

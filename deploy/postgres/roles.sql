@@ -9,6 +9,18 @@
 --   sleepledger_readonly  LOGIN, no password. SELECT only, and its sessions start
 --                         read-only. The missing privileges, not the setting, are what
 --                         stop writes (the setting can be changed by the session).
+--   sleepledger_server    LOGIN, no password, no BYPASSRLS. The upload server: reads and
+--                         writes rows, but row-level security shows it only the rows of
+--                         the user named by the transaction's setting sleepledger.user_id
+--                         (none when it is unset). Tokens are found before the user is
+--                         known through SECURITY DEFINER functions.
+--
+-- Row-level security: every table with a user_id column, and users itself (key id), has
+-- ROW LEVEL SECURITY enabled and forced (so the owner is held to it too), with one policy
+-- per role: sleepledger_server sees and writes only the current user's rows;
+-- sleepledger_app (the operator's CLI, the rollup) and sleepledger_owner (migrations,
+-- SECURITY DEFINER functions) see everything; sleepledger_readonly reads everything.
+-- Superusers (the embedded cluster's own role) bypass it, as PostgreSQL does.
 --
 -- Give people or services access by granting a role to a login role of their own, or set
 -- a password: ALTER ROLE sleepledger_readonly PASSWORD '...';
@@ -40,6 +52,12 @@ BEGIN
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END;
     END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_server') THEN
+        BEGIN
+            CREATE ROLE sleepledger_server LOGIN NOBYPASSRLS;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+    END IF;
     IF NOT EXISTS (
         SELECT FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
         WHERE r.rolname = 'sleepledger_readonly' AND s.setdatabase = 0
@@ -47,12 +65,13 @@ BEGIN
     ) THEN
         ALTER ROLE sleepledger_readonly SET default_transaction_read_only = on;
     END IF;
-    EXECUTE format('GRANT CONNECT ON DATABASE %I TO sleepledger_app, sleepledger_readonly', current_database());
+    EXECUTE format(
+        'GRANT CONNECT ON DATABASE %I TO sleepledger_app, sleepledger_readonly, sleepledger_server', current_database());
 END
 $$;
 
 GRANT USAGE, CREATE ON SCHEMA public TO sleepledger_owner;
-GRANT USAGE ON SCHEMA public TO sleepledger_app, sleepledger_readonly;
+GRANT USAGE ON SCHEMA public TO sleepledger_app, sleepledger_readonly, sleepledger_server;
 
 -- Tables that exist now belong to sleepledger_owner (migrations run as whoever connects,
 -- for the embedded cluster its superuser; this hands their tables over afterwards).
@@ -69,6 +88,16 @@ BEGIN
         LOOP
             EXECUTE format('ALTER TABLE %s OWNER TO sleepledger_owner', relation.name);
         END LOOP;
+        -- Functions too: a SECURITY DEFINER function runs as its owner, who is held to
+        -- row-level security like everyone but superusers.
+        FOR relation IN
+            SELECT p.oid::regprocedure AS name
+            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%'
+              AND p.proowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+        LOOP
+            EXECUTE format('ALTER FUNCTION %s OWNER TO sleepledger_owner', relation.name);
+        END LOOP;
     END IF;
 END
 $$;
@@ -77,12 +106,14 @@ $$;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO sleepledger_app;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO sleepledger_app;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO sleepledger_readonly;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO sleepledger_server;
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO sleepledger_server;
 
 -- The schema version table is the migrator's: the application only reads it.
 DO $$
 BEGIN
     IF to_regclass('public.schema_migrations') IS NOT NULL THEN
-        REVOKE INSERT, UPDATE, DELETE ON public.schema_migrations FROM sleepledger_app;
+        REVOKE INSERT, UPDATE, DELETE ON public.schema_migrations FROM sleepledger_app, sleepledger_server;
     END IF;
 END
 $$;
@@ -95,9 +126,82 @@ ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
     GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_app;
 ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
     GRANT SELECT ON TABLES TO sleepledger_readonly;
+ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
+    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sleepledger_server;
+ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
+    GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_server;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public
     GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sleepledger_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public
     GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public
     GRANT SELECT ON TABLES TO sleepledger_readonly;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public
+    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sleepledger_server;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public
+    GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_server;
+
+-- The server may call the look-ups it needs before it knows the user, and nothing else.
+DO $$
+DECLARE
+    function record;
+BEGIN
+    FOR function IN
+        SELECT p.oid::regprocedure AS name
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%' AND p.prosecdef
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO sleepledger_server', function.name);
+    END LOOP;
+END
+$$;
+
+-- Row-level security on every user-data table (see the top of this file). Only what is
+-- missing is changed: ALTER TABLE and CREATE POLICY take strong locks, and this script
+-- runs on every start of a writing tool on the embedded default.
+DO $$
+DECLARE
+    relation record;
+    current_user_id constant text := '(SELECT nullif(current_setting(''sleepledger.user_id'', true), '''')::bigint)';
+BEGIN
+    FOR relation IN
+        SELECT c.oid::regclass AS name, c.relname, c.relrowsecurity, c.relforcerowsecurity,
+               CASE WHEN c.relname = 'users' THEN 'id' ELSE 'user_id' END AS key
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+          AND (c.relname = 'users' OR EXISTS (
+              SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'user_id' AND NOT a.attisdropped))
+    LOOP
+        IF NOT relation.relrowsecurity THEN
+            EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', relation.name);
+        END IF;
+        IF NOT relation.relforcerowsecurity THEN
+            EXECUTE format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', relation.name);
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_policies
+            WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_server_own_rows'
+        ) THEN
+            EXECUTE format(
+                'CREATE POLICY sleepledger_server_own_rows ON %s TO sleepledger_server USING (%I = %s) WITH CHECK (%I = %s)',
+                relation.name, relation.key, current_user_id, relation.key, current_user_id);
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_policies
+            WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_all_rows'
+        ) THEN
+            EXECUTE format(
+                'CREATE POLICY sleepledger_all_rows ON %s TO sleepledger_app, sleepledger_owner USING (true) WITH CHECK (true)',
+                relation.name);
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_policies
+            WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_readonly_all_rows'
+        ) THEN
+            EXECUTE format(
+                'CREATE POLICY sleepledger_readonly_all_rows ON %s FOR SELECT TO sleepledger_readonly USING (true)',
+                relation.name);
+        END IF;
+    END LOOP;
+END
+$$;

@@ -1,0 +1,127 @@
+import Foundation
+import LedgerCrypto
+public import LedgerStore
+import PostgresClient
+
+/// Personal API tokens: created for a user and printed once, listed without their secret,
+/// revoked, and checked on every request the server receives.
+///
+/// A token reads `sl_<id>_<secret>`: `<id>` is a random 63-bit number in 16 lowercase hex
+/// digits (how the token is found), `<secret>` 32 bytes from the system's secure random
+/// source in base64url without padding (43 characters). Only SHA-256 of the secret bytes is
+/// stored, and a presented secret is compared with it in constant time.
+public struct TokenService {
+    /// A token just created: the only moment its secret exists outside the person's hands.
+    public struct Issued: Sendable, Hashable {
+        /// The whole token, to show once.
+        public var token: String
+        /// Its record.
+        public var record: TokenStore.Record
+    }
+
+    /// Who a valid token speaks for.
+    public struct Caller: Sendable, Hashable {
+        /// The token's owner.
+        public var userID: Int64
+        /// The token's id.
+        public var tokenID: Int64
+        /// What it may do.
+        public var scope: TokenStore.Scope
+    }
+
+    /// The session every call uses.
+    public let session: LedgerSession
+
+    /// Creates the service over `session`.
+    public init(session: LedgerSession) {
+        self.session = session
+    }
+
+    private var store: TokenStore { TokenStore(connection: session.connection) }
+
+    /// Creates a token for `user` named `name` (1-64 characters, no control characters).
+    public func create(for user: User, name: String, scope: TokenStore.Scope) throws(ServiceError) -> Issued {
+        guard (1...64).contains(name.count),
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw ServiceError(.invalidInput, "a token name is 1-64 characters without control characters")
+        }
+        return try ServiceError.wrapping {
+            let idBytes = try SecureRandom.bytes(8)
+            let id = Int64(bitPattern: idBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 1)
+            let secret = try SecureRandom.bytes(32)
+            let record = try store.add(
+                userID: user.id, id: max(id, 1), name: name, scope: scope,
+                secretSHA256: SHA256Digest.digest(of: secret))
+            return Issued(token: Self.text(id: record.id, secret: secret), record: record)
+        }
+    }
+
+    /// The user's tokens, newest first, revoked ones included; never a secret.
+    public func list(for user: User) throws(ServiceError) -> [TokenStore.Record] {
+        try ServiceError.wrapping { try store.list(userID: user.id) }
+    }
+
+    /// Revokes the user's token with `id` (16 hex digits, as `token list` shows it).
+    public func revoke(for user: User, id text: String, now: Int64) throws(ServiceError) {
+        guard let id = Self.id(fromHex: text) else {
+            throw ServiceError(.invalidInput, "a token id is 16 hexadecimal digits, as `token list` shows it")
+        }
+        guard try ServiceError.wrapping({ try store.revoke(userID: user.id, id: id, at: now) }) else {
+            throw ServiceError(.notFound, "no valid token with id \(text)")
+        }
+    }
+
+    /// The caller a presented token (the text after `Bearer `) speaks for, checked against
+    /// the stored hash in constant time; ``ServiceError/Kind/unauthorized`` for a token that
+    /// is malformed, unknown, revoked or wrong. Records the use at `now`.
+    public func authenticate(_ token: String, now: Int64) throws(ServiceError) -> Caller {
+        let refused = ServiceError(.unauthorized, "a valid API token is required")
+        guard let (id, secret) = Self.parse(token) else { throw refused }
+        let hash = SHA256Digest.digest(of: secret)
+        let credentials = try ServiceError.wrapping { try store.credentials(id: id) }
+        // Every candidate is compared, so the time does not say which one matched.
+        var match: TokenStore.Credential?
+        for credential in credentials where ConstantTime.equals(credential.secretSHA256, hash) {
+            match = credential
+        }
+        guard let match else { throw refused }
+        try ServiceError.wrapping { try store.markUsed(userID: match.userID, id: id, at: now) }
+        return Caller(userID: match.userID, tokenID: id, scope: match.scope)
+    }
+
+    // MARK: The token text
+
+    static let prefix = "sl_"
+
+    /// `sl_<16 hex digits>_<base64url secret>`.
+    static func text(id: Int64, secret: [UInt8]) -> String {
+        let hex = String(UInt64(id), radix: 16)
+        return prefix + String(repeating: "0", count: 16 - hex.count) + hex + "_"
+            + Data(secret).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The id and secret bytes of a token's text; `nil` for anything malformed.
+    static func parse(_ token: String) -> (id: Int64, secret: [UInt8])? {
+        let utf8 = Array(token.utf8)
+        let prefixLength = prefix.utf8.count
+        guard utf8.count == prefixLength + 16 + 1 + 43, token.hasPrefix(prefix),
+            utf8[prefixLength + 16] == UInt8(ascii: "_"),
+            let id = id(fromHex: String(decoding: utf8[prefixLength..<(prefixLength + 16)], as: UTF8.self))
+        else { return nil }
+        var base64 = String(decoding: utf8[(prefixLength + 17)...], as: UTF8.self)
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += "="
+        guard let secret = Data(base64Encoded: base64), secret.count == 32 else { return nil }
+        return (id, Array(secret))
+    }
+
+    /// A token id from its 16 lowercase or uppercase hex digits.
+    static func id(fromHex text: String) -> Int64? {
+        guard text.utf8.count == 16, text.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }),
+            let value = UInt64(text, radix: 16), value > 0, value <= UInt64(Int64.max)
+        else { return nil }
+        return Int64(value)
+    }
+}
