@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Glibc's posix_spawn extensions and wait-status macros for Swift (a tiny C shim).
         .target(name: "CProcessShims"),
@@ -42,10 +44,18 @@ let package = Package(
                 "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto", "SleepCore",
                 "SleepReports",
             ]),
+        // The upload server: HTTP on libmicrohttpd, routes, spooling, the import workers.
+        .target(
+            name: "LedgerServer",
+            dependencies: [
+                "CMicroHTTPD", "LedgerServices", "LedgerStore", "LedgerCrypto", "HealthImport", "SleepReports",
+            ]),
         // Argument parsing, configuration, output formats and exit codes of both executables.
         .target(
             name: "LedgerCLI",
-            dependencies: ["LedgerServices", "SleepReports", "LedgerStore", "HealthImport", "SleepCore"]),
+            dependencies: [
+                "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport", "SleepCore",
+            ]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
         .target(name: "LedgerTestSupport", dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore"]),

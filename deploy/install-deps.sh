@@ -9,6 +9,8 @@ packages=(
   libpq-dev postgresql        # PostgreSQL client library and server (embedded default, tests)
   libarchive-dev              # zip reading (importer)
   libssl-dev                  # SHA-256 and secure random (libcrypto)
+  libmicrohttpd-dev           # the upload server's HTTP
+  curl                        # the server tests' HTTP client
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   "$@"
 )

@@ -56,6 +56,24 @@ public struct HealthImportReader: Sendable {
         }
     }
 
+    /// What kind of input `source` is (zip, XML or CSV), decided from its first bytes as
+    /// ``read(_:onSample:onProgress:)`` decides it; throws the same ``ImportError`` for an
+    /// input that is none of them. Reads only the first bytes.
+    public func kind(of source: ImportSource) throws -> InputKind {
+        let input: RawInput
+        switch source {
+        case .path(let path): input = try RawInput.open(path: path)
+        case .standardInput: input = RawInput.borrowing(fileDescriptor: 0, name: "-")
+        case .fileDescriptor(let descriptor, let name):
+            input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
+        }
+        switch try sniff(input) {
+        case .zip: return .zip
+        case .xml: return .xml
+        default: return .csv
+        }
+    }
+
     private func sniff(_ input: RawInput) throws -> InputSniffer.Decision {
         var wanted = 4
         while true {

@@ -50,34 +50,6 @@ struct AdminImportsCommand: AdminCommand {
         format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
     }
 
-    /// Each stored diagnostic as one line: `file:line: reason` for the importer's
-    /// diagnostics, its `message` (with `kind`/`code` and `count` when present), or the
-    /// compact JSON of anything else.
-    static func diagnosticLines(_ json: String) -> [String] {
-        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
-        return array.map { element in
-            if let object = element as? [String: Any] {
-                // What `sleepledger import` stores: {"file", "line", "reason"}.
-                if let file = object["file"] as? String, let line = object["line"] as? Int,
-                    let reason = object["reason"] as? String
-                {
-                    return "\(file):\(line): \(reason)"
-                }
-                var parts: [String] = []
-                if let kind = (object["kind"] ?? object["code"]) as? String { parts.append(kind) }
-                if let message = object["message"] as? String { parts.append(message) }
-                if let count = object["count"] as? Int { parts.append("(\(count))") }
-                if !parts.isEmpty { return parts.joined(separator: " ") }
-            }
-            if let text = element as? String { return text }
-            guard
-                let data = try? JSONSerialization.data(
-                    withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
-            else { return "\(element)" }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-
     func run(_ context: AdminContext) throws {
         let user = try context.user(handle)
         let records = try ImportService(session: context.session).history(for: user).map { record in
@@ -86,7 +58,7 @@ struct AdminImportsCommand: AdminCommand {
                 status: record.status, startedAt: record.startedAt, finishedAt: record.finishedAt,
                 samplesRead: record.samplesRead, samplesInserted: record.samplesInserted,
                 samplesDuplicate: record.samplesDuplicate, samplesRejected: record.samplesRejected,
-                diagnostics: Self.diagnosticLines(record.diagnosticsJSON))
+                diagnostics: ImportService.diagnosticLines(record.diagnosticsJSON))
         }
         if records.isEmpty {
             context.explain(

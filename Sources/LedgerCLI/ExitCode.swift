@@ -24,7 +24,7 @@ extension ExitCode {
     /// The exit code of a use case's failure (docs/cli.md).
     public init(_ kind: ServiceError.Kind) {
         switch kind {
-        case .invalidInput, .alreadyExists, .refusedInput: self = .dataError
+        case .invalidInput, .alreadyExists, .conflict, .refusedInput: self = .dataError
         case .notFound, .unreadableInput: self = .noInput
         case .unavailable: self = .unavailable
         case .busy: self = .busy

@@ -15,6 +15,8 @@ public enum SleepLedgerTool {
           import --user HANDLE FILE... Import Apple Health exports (zip, XML, CSV, -)
           rollup [--user H] [--all]  Build nights and summaries from stored samples
           token create|list|revoke   Personal API tokens for the upload server
+          serve [--listen HOST:PORT] The upload server (docs/http-api.md)
+          worker [--once]            Import queued uploads outside the server
         Options:
           --help                     Show help (also after any command)
           --version                  Show the version
@@ -74,6 +76,10 @@ public enum SleepLedgerTool {
             try RollupCommand.run(rest, environment: environment, console: console)
         case "token":
             try TokenCommand.run(rest, environment: environment, console: console)
+        case "serve":
+            try ServeCommand.run(rest, environment: environment, console: console)
+        case "worker":
+            try WorkerCommand.run(rest, environment: environment, console: console)
         default:
             throw CLIError.usage("unknown command '\(command)'", help: usage)
         }

@@ -53,20 +53,33 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
             source = .url(url)
         } else if DatabaseConfiguration.libpqSelectingVariables.contains(where: { value($0) != nil }) {
             source = .libpqEnvironment
-        } else if let home = value("SLEEPLEDGER_HOME") {
-            source = .embedded(home: home)
-        } else if isRoot ?? (geteuid() == 0) {
-            source = .embedded(home: DatabaseConfiguration.systemHome)
         } else {
-            guard let home = userHome ?? value("HOME") ?? DatabaseConfiguration.passwordDatabaseHome() else {
-                throw ServiceError(
-                    .internalFailure,
-                    "cannot find a home folder for the embedded database; set SLEEPLEDGER_HOME, DATABASE_URL or the PG* variables"
-                )
-            }
-            let trimmed = home.hasSuffix("/") && home.count > 1 ? String(home.dropLast()) : home
-            source = .embedded(home: trimmed + "/.local/share/sleepledger")
+            source = .embedded(
+                home: try DatabaseConfiguration.dataFolder(environment: environment, isRoot: isRoot, userHome: userHome)
+            )
         }
+    }
+
+    /// SleepLedger's data folder (the embedded cluster's home, the server's default spool
+    /// parent): `SLEEPLEDGER_HOME` when set, else `/var/lib/sleepledger` for root, else
+    /// `$HOME/.local/share/sleepledger`.
+    public static func dataFolder(environment: [String: String], isRoot: Bool? = nil, userHome: String? = nil) throws
+        -> String
+    {
+        func value(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        if let home = value("SLEEPLEDGER_HOME") { return home }
+        if isRoot ?? (geteuid() == 0) { return DatabaseConfiguration.systemHome }
+        guard let home = userHome ?? value("HOME") ?? DatabaseConfiguration.passwordDatabaseHome() else {
+            throw ServiceError(
+                .internalFailure,
+                "cannot find a home folder for SleepLedger's data; set SLEEPLEDGER_HOME, DATABASE_URL or the PG* variables"
+            )
+        }
+        let trimmed = home.hasSuffix("/") && home.count > 1 ? String(home.dropLast()) : home
+        return trimmed + "/.local/share/sleepledger"
     }
 
     private static func passwordDatabaseHome() -> String? {

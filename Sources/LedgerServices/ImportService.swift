@@ -97,7 +97,9 @@ public struct ImportService {
                 failed.sizeBytes = size.int64Value
             }
             failed.durationSeconds = elapsed()
-            if connection.isOpen, !connection.isInTransaction {
+            // Recorded in a transaction of its own, or in a savepoint when the import ran
+            // inside a caller's transaction (the server's per-user transactions).
+            if connection.isOpen, !connection.isInFailedTransaction {
                 do {
                     try loader.recordFailure(userID: user.id, audit: failed, error: failure.message)
                 } catch {
@@ -111,6 +113,34 @@ public struct ImportService {
     /// The user's imports, newest first.
     public func history(for user: User) throws(ServiceError) -> [AdminImportRecord] {
         try ServiceError.wrapping { try AdminQueries(connection: session.connection).imports(userID: user.id) }
+    }
+
+    /// Each stored diagnostic as one line: `file:line: reason` for the importer's
+    /// diagnostics, its `message` (with `kind`/`code` and `count` when present), or the
+    /// compact JSON of anything else.
+    public static func diagnosticLines(_ json: String) -> [String] {
+        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
+        return array.map { element in
+            if let object = element as? [String: Any] {
+                // What `sleepledger import` stores: {"file", "line", "reason"}.
+                if let file = object["file"] as? String, let line = object["line"] as? Int,
+                    let reason = object["reason"] as? String
+                {
+                    return "\(file):\(line): \(reason)"
+                }
+                var parts: [String] = []
+                if let kind = (object["kind"] ?? object["code"]) as? String { parts.append(kind) }
+                if let message = object["message"] as? String { parts.append(message) }
+                if let count = object["count"] as? Int { parts.append("(\(count))") }
+                if !parts.isEmpty { return parts.joined(separator: " ") }
+            }
+            if let text = element as? String { return text }
+            guard
+                let data = try? JSONSerialization.data(
+                    withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
+            else { return "\(element)" }
+            return String(decoding: data, as: UTF8.self)
+        }
     }
 
     /// A strict import refuses the input when any record was rejected.

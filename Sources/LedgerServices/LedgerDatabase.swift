@@ -90,7 +90,8 @@ public struct LedgerDatabase: Sendable {
     public func openReadOnly(readOnlyURL: String?) throws(ServiceError) -> LedgerSession {
         let migrator = try migrator()
         return try ServiceError.wrapping {
-            let connection = try Connection(conninfo: try readOnlyConninfo(readOnlyURL))
+            let connection = try Connection(
+                conninfo: try conninfo(as: DatabaseRoles.readOnly, explicitURL: readOnlyURL))
             do {
                 try connection.readOnlyTransaction { connection in
                     try migrator.checkCompatible(on: connection, requireCurrent: true)
@@ -103,13 +104,37 @@ public struct LedgerDatabase: Sendable {
         }
     }
 
-    private func readOnlyConninfo(_ readOnlyURL: String?) throws -> String {
-        if let readOnlyURL, !readOnlyURL.isEmpty { return readOnlyURL }
+    /// Opens a session as the server's role (`sleepledger_server`), which row-level
+    /// security holds to one user's rows per transaction (``LedgerSession/asUser(_:_:)``).
+    /// The schema must be current; on the embedded default the cluster must run (start
+    /// it and bring it up to date with ``startCluster()`` first).
+    ///
+    /// Where it connects: `serverURL` verbatim when given; else the configured database
+    /// with the user replaced by `sleepledger_server`.
+    public func openAsServer(serverURL: String?) throws(ServiceError) -> LedgerSession {
+        let migrator = try migrator()
+        return try ServiceError.wrapping {
+            let connection = try Connection(conninfo: try conninfo(as: DatabaseRoles.server, explicitURL: serverURL))
+            do {
+                try migrator.checkCompatible(on: connection, requireCurrent: true)
+            } catch {
+                connection.close()
+                throw error
+            }
+            return LedgerSession(connection: connection)
+        }
+    }
+
+    /// The connection string for `role`: `explicitURL` verbatim when given, else the
+    /// configured database with its user replaced by `role` (the embedded cluster only
+    /// while it runs).
+    private func conninfo(as role: String, explicitURL: String?) throws -> String {
+        if let explicitURL, !explicitURL.isEmpty { return explicitURL }
         switch configuration.source {
         case .url(let url):
-            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: url)
+            return try ConnectionString.settingParameter("user", to: role, in: url)
         case .libpqEnvironment:
-            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: "")
+            return try ConnectionString.settingParameter("user", to: role, in: "")
         case .embedded(let home):
             let cluster = EmbeddedCluster(home: home)
             guard case .running = cluster.status() else {
@@ -117,7 +142,7 @@ public struct LedgerDatabase: Sendable {
                     .unavailable,
                     "the embedded database at \(home) is not running; start it with `sleepledger db start`")
             }
-            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: cluster.conninfo())
+            return try ConnectionString.settingParameter("user", to: role, in: cluster.conninfo())
         }
     }
 
@@ -128,6 +153,13 @@ public struct LedgerDatabase: Sendable {
     }
 
     // MARK: Schema
+
+    /// Checks that `session` reaches the database and that its schema is exactly the one
+    /// this build knows (``ServiceError/Kind/unavailable`` otherwise): a health check.
+    public func checkSchema(on session: LedgerSession) throws(ServiceError) {
+        let migrator = try migrator()
+        try ServiceError.wrapping { try migrator.checkCompatible(on: session.connection, requireCurrent: true) }
+    }
 
     /// Applies every pending migration and then the roles; returns the migrations applied.
     public func migrate() throws(ServiceError) -> [Migration] {

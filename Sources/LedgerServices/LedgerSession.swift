@@ -1,3 +1,4 @@
+import LedgerStore
 import PostgresClient
 
 /// One open connection to the ledger, handed to the services: one request, command or
@@ -12,12 +13,33 @@ public final class LedgerSession {
     /// Closes the connection.
     public func close() { connection.close() }
 
+    /// Whether the connection is open, not known to be broken, and outside a transaction:
+    /// fit to be handed to the next request.
+    public var isReusable: Bool { connection.isOpen && !connection.isInTransaction }
+
     /// Runs `body` inside one read-only transaction, so every read in it sees one
     /// snapshot and nothing can be written. What `body` throws is rethrown as it is;
     /// a failure to begin or end the transaction is a ``ServiceError``.
     public func readOnly<T>(_ body: () throws -> T) throws -> T {
         do {
             return try connection.readOnlyTransaction { _ in try body() }
+        } catch let error as PostgresError {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Runs `body` inside one transaction in which row-level security shows the server's
+    /// role only the rows of user `userID` (`set_config('sleepledger.user_id', id, true)`:
+    /// the setting ends with the transaction). What `body` throws rolls the transaction
+    /// back and is rethrown as it is; a database failure around it is a ``ServiceError``.
+    public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.transaction { connection in
+                try connection.execute(
+                    "SELECT set_config($1, $2, true)",
+                    [.text(DatabaseRoles.currentUserSetting), .text(String(userID))], name: "session.asUser")
+                return try body()
+            }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }

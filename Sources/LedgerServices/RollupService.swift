@@ -108,7 +108,7 @@ public struct RollupService: Sendable {
         defer { session.close() }
         let store = RollupStateStore(connection: session.connection)
         try store.addMissingRows()
-        let states = try store.states(handle: settings.handle)
+        let states = try store.states(handle: settings.handle, userID: settings.userID)
         if let handle = settings.handle, states.isEmpty { throw UserService.unknown(handle) }
         return states.map { state in
             Candidate(

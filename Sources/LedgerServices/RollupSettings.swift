@@ -5,6 +5,9 @@ public import SleepCore
 public struct RollupSettings: Sendable, Hashable {
     /// Only this user (any letter case); `nil` (default) means every user that needs work.
     public var handle: String?
+    /// Only the user with this id (the server's rollup after an upload); `nil` (default)
+    /// means no such restriction.
+    public var userID: Int64?
     /// Rebuild every selected user's nights from all of its samples and rewrite its
     /// summaries, whether or not anything changed (`--all`). Default `false`: incremental.
     public var isFullRebuild: Bool
@@ -21,10 +24,12 @@ public struct RollupSettings: Sendable, Hashable {
 
     /// Creates settings; every default is documented on its property.
     public init(
-        handle: String? = nil, isFullRebuild: Bool = false, asOf: LocalDate? = nil, workers: Int = 1,
+        handle: String? = nil, userID: Int64? = nil, isFullRebuild: Bool = false, asOf: LocalDate? = nil,
+        workers: Int = 1,
         nightRules: NightRules = .standard, metricRules: MetricRules = .standard
     ) {
         self.handle = handle
+        self.userID = userID
         self.isFullRebuild = isFullRebuild
         self.asOf = asOf
         self.workers = workers

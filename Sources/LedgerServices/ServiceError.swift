@@ -21,6 +21,9 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case notFound
         /// What the request would create exists already (a taken handle).
         case alreadyExists
+        /// What the request names is in a state that does not allow it (cancelling an
+        /// import that already runs).
+        case conflict
         /// The input was read and refused as a whole (not an export, damaged, `--strict`
         /// with rejected records).
         case refusedInput

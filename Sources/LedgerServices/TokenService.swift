@@ -86,7 +86,9 @@ public struct TokenService {
             match = credential
         }
         guard let match else { throw refused }
-        try ServiceError.wrapping { try store.markUsed(userID: match.userID, id: id, at: now) }
+        try ServiceError.wrapping {
+            try session.asUser(match.userID) { try store.markUsed(userID: match.userID, id: id, at: now) }
+        }
         return Caller(userID: match.userID, tokenID: id, scope: match.scope)
     }
 

@@ -51,6 +51,13 @@ public struct UserStore {
         ).first.map(UserStore.user(from:))
     }
 
+    /// The user with id `id`, or `nil`.
+    public func find(id: Int64) throws -> User? {
+        try connection.execute(
+            "SELECT \(UserStore.columns) FROM users WHERE id = $1", [.int64(id)], name: "users.findByID"
+        ).first.map(UserStore.user(from:))
+    }
+
     /// Changes a user's zone and/or goals (`nil` keeps the current value) and returns the
     /// result. A changed zone, target or minimum marks the user's summaries stale
     /// (`rollup_state.summaries_stale`). Throws `notFound` for an unknown handle.

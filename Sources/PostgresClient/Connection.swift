@@ -66,6 +66,13 @@ public final class Connection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
+    /// Whether a transaction block is open and failed: every statement but `ROLLBACK` (to
+    /// a savepoint) is refused until it ends.
+    public var isInFailedTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
     func liveHandle() throws -> OpaquePointer {
         guard let handle else { throw PostgresError(.invalidUse, "the connection is closed") }
         return handle

@@ -1,0 +1,38 @@
+#ifndef SLEEPLEDGER_CMICROHTTPD_SHIM_H
+#define SLEEPLEDGER_CMICROHTTPD_SHIM_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/* Swift cannot call C functions with variable arguments. These fixed-argument wrappers
+   are the only calls of MHD_start_daemon and MHD_get_connection_info. */
+
+/* Starts a daemon listening on `address` (its port inside), with `handler` for requests,
+   `completed` called when a request ends (both with `context`), and the remaining options
+   as an MHD_OPTION_ARRAY (terminated by MHD_OPTION_END). */
+static inline struct MHD_Daemon *CMicroHTTPD_start(
+    unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler,
+    MHD_RequestCompletedCallback completed, void *context, struct MHD_OptionItem *options) {
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, context,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+        MHD_OPTION_ARRAY, options,
+        MHD_OPTION_END);
+}
+
+/* The client's socket address of a connection; NULL when unknown. */
+static inline const struct sockaddr *CMicroHTTPD_clientAddress(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/* The port the daemon listens on (useful when it was started on port 0). */
+static inline uint16_t CMicroHTTPD_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+#endif

@@ -1,0 +1,153 @@
+import Dispatch
+import Foundation
+import Glibc
+import LedgerServer
+import LedgerServices
+
+/// `sleepledger serve`: the upload server (docs/http-api.md), until SIGTERM or SIGINT.
+enum ServeCommand {
+    static let usage = """
+        Usage: sleepledger serve [options]
+
+          --listen HOST:PORT        Where to listen (default 127.0.0.1:8080; [::1]:8080 for IPv6)
+          --public-url URL          The address people use, e.g. https://sleep.example.org
+                                    (default http://HOST:PORT); https makes cookies Secure
+          --trusted-proxy ADDR      Believe X-Forwarded-For/-Proto only from this address
+          --spool DIR               Where uploads wait for import (default <data folder>/spool)
+          --shared-spool            DIR is shared by several hosts: any worker imports any job
+          --workers N               Import threads in the server (default 2; 0: only
+                                    `sleepledger worker` processes import)
+          --max-upload SIZE         Largest upload (default 8GiB; K, M, G, KiB, MiB, GiB)
+          --min-free SIZE           Refuse uploads (507) below this free spool space (default 1GiB)
+          --max-pending N           Uploads one user may have waiting or running (default 3)
+          --max-connections N       Connections at once (default 64)
+          --max-per-client N        Connections at once from one client address (default 8)
+          --idle-timeout SECONDS    Close a connection silent this long (default 30)
+          --stop-deadline SECONDS   On SIGTERM, how long running uploads may go on (default 30)
+
+        Every option can also come from the environment: SLEEPLEDGER_LISTEN,
+        SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL (flags win).
+        The server connects as the sleepledger_server role: SLEEPLEDGER_SERVER_DATABASE_URL,
+        else the configured database with that user. See docs/http-api.md.
+        """
+
+    static let options: Set<String> = [
+        "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
+        "max-connections", "max-per-client", "idle-timeout", "stop-deadline",
+    ]
+
+    static func run(_ words: [String], environment: [String: String], console: Console) throws {
+        let arguments = try Arguments(words, options: options, flags: ["shared-spool"], usage: usage)
+        if arguments.has("help") { return console.print(usage) }
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("serve takes no arguments", help: usage) }
+        let configuration = try serverConfiguration(arguments, environment: environment)
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        let server = SleepLedgerServer(
+            configuration: configuration, database: database,
+            serverURL: environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            log: { line in console.note(Self.stamp() + " " + line) })
+        let port = try server.start()
+        console.note(
+            "sleepledger: serving on \(configuration.host):\(port) (public URL \(server.publicURL)); "
+                + "stop with SIGTERM or Ctrl-C")
+        waitForStopSignal()
+        console.note("sleepledger: stopping (running uploads may finish for \(configuration.stopDeadlineSeconds) s)")
+        server.stop()
+        console.note("sleepledger: stopped")
+    }
+
+    /// The configuration from flags, then the environment, then the defaults.
+    static func serverConfiguration(_ arguments: Arguments, environment: [String: String]) throws
+        -> ServerConfiguration
+    {
+        func setting(_ option: String, _ variable: String? = nil) -> String? {
+            arguments.value(option) ?? variable.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let spool =
+            try setting("spool", "SLEEPLEDGER_SPOOL")
+            ?? DatabaseConfiguration.dataFolder(environment: environment) + "/spool"
+        var configuration = ServerConfiguration(spoolFolder: spool)
+        if let listen = setting("listen", "SLEEPLEDGER_LISTEN") {
+            guard let (host, port) = hostAndPort(listen) else {
+                throw CLIError.usage("--listen must be HOST:PORT (or [IPv6]:PORT), not '\(listen)'", help: usage)
+            }
+            configuration.host = host
+            configuration.port = port
+        }
+        configuration.publicURL = setting("public-url", "SLEEPLEDGER_PUBLIC_URL") ?? ""
+        configuration.trustedProxy = setting("trusted-proxy", "SLEEPLEDGER_TRUSTED_PROXY")
+        configuration.isSpoolShared = arguments.has("shared-spool")
+        if let text = arguments.value("workers") { configuration.workers = try number(text, "workers") }
+        if let text = arguments.value("max-pending") {
+            configuration.maximumPendingUploadsPerUser = try number(text, "max-pending")
+        }
+        if let text = arguments.value("max-connections") {
+            configuration.maximumConnections = try number(text, "max-connections")
+        }
+        if let text = arguments.value("max-per-client") {
+            configuration.maximumConnectionsPerClient = try number(text, "max-per-client")
+        }
+        if let text = arguments.value("idle-timeout") {
+            configuration.idleTimeoutSeconds = try number(text, "idle-timeout")
+        }
+        if let text = arguments.value("stop-deadline") {
+            configuration.stopDeadlineSeconds = try number(text, "stop-deadline")
+        }
+        if let text = arguments.value("max-upload") { configuration.maximumUploadBytes = try size(text, "max-upload") }
+        if let text = arguments.value("min-free") { configuration.minimumFreeSpoolBytes = try size(text, "min-free") }
+        let problems = configuration.problems()
+        guard problems.isEmpty else { throw CLIError.usage(problems.joined(separator: "; "), help: usage) }
+        return configuration
+    }
+
+    /// `127.0.0.1:8080` or `[::1]:8080`.
+    static func hostAndPort(_ text: String) -> (String, UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    static func number(_ text: String, _ option: String) throws -> Int {
+        guard let value = Int(text), value >= 0 else {
+            throw CLIError.usage("--\(option) must be a whole number, not '\(text)'", help: usage)
+        }
+        return value
+    }
+
+    /// A byte size: `1048576`, `512K`, `100MB`, `8G`, `8GiB` (K, M, G count 1024s).
+    static func size(_ text: String, _ option: String) throws -> Int64 {
+        let units: [(String, Int64)] = [
+            ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10),
+            ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1),
+        ]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let value = Int64(text.dropLast(suffix.count)), value > 0 { return value * factor }
+        }
+        if let value = Int64(text), value > 0 { return value }
+        throw CLIError.usage("--\(option) must be a size such as 8GiB or 500MB, not '\(text)'", help: usage)
+    }
+
+    static func stamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date())
+    }
+
+    /// Blocks until SIGTERM or SIGINT.
+    static func waitForStopSignal() {
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stopped.wait()
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import LedgerServer
+import LedgerServices
+
+/// `sleepledger worker`: imports queued uploads outside the server (another process or
+/// host), until SIGTERM or SIGINT, or with `--once` until the queue is empty.
+enum WorkerCommand {
+    static let usage = """
+        Usage: sleepledger worker [--spool DIR] [--shared-spool] [--workers N] [--once]
+
+          --spool DIR      The spool folder the server writes uploads to (default
+                           <data folder>/spool); jobs spooled on this host are imported
+          --shared-spool   DIR is shared by several hosts: import any host's jobs
+          --workers N      Import threads (default 1)
+          --once           Import what is queued now, then exit
+
+        Connects as the sleepledger_server role, like the server (see `sleepledger serve
+        --help`); after each import the user's rollup runs as `sleepledger rollup` does.
+        """
+
+    static func run(_ words: [String], environment: [String: String], console: Console) throws {
+        let arguments = try Arguments(
+            words, options: ["spool", "workers"], flags: ["shared-spool", "once"], usage: usage)
+        if arguments.has("help") { return console.print(usage) }
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("worker takes no arguments", help: usage) }
+        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        if database.embeddedHome != nil { try database.startCluster() }
+        let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let count = try arguments.value("workers").map { try ServeCommand.number($0, "workers") } ?? 1
+        let host = ProcessInfo.processInfo.hostName
+        let workers = ImportWorkers(
+            count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),
+            openSession: { try database.openAsServer(serverURL: serverURL) },
+            afterImport: { job in
+                do {
+                    try RollupService(database: database, settings: RollupSettings(userID: job.userID)).run(
+                        now: Int64(Date().timeIntervalSince1970))
+                } catch {
+                    console.note("sleepledger: rollup after import job \(job.id): \(error)")
+                }
+            }, log: { line in console.note(ServeCommand.stamp() + " " + line) })
+        if arguments.has("once") {
+            let done = workers.drain()
+            console.print("imported \(done) queued upload\(done == 1 ? "" : "s")")
+            return
+        }
+        workers.start()
+        console.note("sleepledger: worker running on \(host); stop with SIGTERM or Ctrl-C")
+        ServeCommand.waitForStopSignal()
+        workers.stop(waitingUpTo: 3600)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+public import LedgerServices
+
+/// One HTTP response: status, headers and a body held in memory (the API's responses are
+/// small JSON documents).
+public struct HTTPResponse: Sendable, Hashable {
+    /// One header line.
+    public struct Header: Sendable, Hashable {
+        /// The name.
+        public var name: String
+        /// The value.
+        public var value: String
+
+        /// Creates a header.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The status code.
+    public var status: Int
+    /// Headers besides `Content-Length` (libmicrohttpd adds it).
+    public var headers: [Header]
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, headers: [Header] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of header `name` (any case).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// A JSON document (keys sorted, slashes unescaped).
+    public static func json(_ value: some Encodable, status: Int = 200, headers: [Header] = []) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            return error(500, code: "internal", message: "the response could not be encoded")
+        }
+        return HTTPResponse(
+            status: status, headers: [Header("Content-Type", "application/json")] + headers, body: Array(data) + [10])
+    }
+
+    /// The error document `{"error":{"code":...,"message":...}}`.
+    public static func error(_ status: Int, code: String, message: String, headers: [Header] = []) -> HTTPResponse {
+        struct Document: Encodable {
+            struct Body: Encodable {
+                var code: String
+                var message: String
+            }
+            var error: Body
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Document(error: .init(code: code, message: message)))) ?? Data()
+        return HTTPResponse(
+            status: status, headers: [Header("Content-Type", "application/json")] + headers, body: Array(data) + [10])
+    }
+
+    /// The response for a use case's failure: its kind decides the status.
+    public init(_ failure: ServiceError) {
+        let status: Int
+        let code: String
+        switch failure.kind {
+        case .invalidInput: (status, code) = (400, "invalid_input")
+        case .notFound: (status, code) = (404, "not_found")
+        case .alreadyExists: (status, code) = (409, "already_exists")
+        case .conflict: (status, code) = (409, "conflict")
+        case .refusedInput: (status, code) = (422, "unreadable_export")
+        case .unreadableInput: (status, code) = (422, "unreadable_export")
+        case .unauthorized: (status, code) = (401, "unauthorized")
+        case .forbidden: (status, code) = (403, "forbidden")
+        case .busy: (status, code) = (429, "too_many")
+        case .unavailable: (status, code) = (503, "unavailable")
+        case .internalFailure: (status, code) = (500, "internal")
+        }
+        var response = HTTPResponse.error(status, code: code, message: failure.message)
+        switch failure.kind {
+        case .unauthorized: response.headers.append(Header("WWW-Authenticate", "Bearer"))
+        case .busy: response.headers.append(Header("Retry-After", "60"))
+        default: break
+        }
+        self = response
+    }
+}

@@ -1,0 +1,58 @@
+import LedgerServices
+import LedgerStore
+import SleepReports
+
+/// One import as the API shows it (`GET /api/v1/imports/{id}`): the queued upload and,
+/// once it ran, the counts and diagnostics of the import it produced.
+struct ImportDocument: Encodable {
+    struct Counts: Encodable {
+        var read: Int64
+        var inserted: Int64
+        var duplicate: Int64
+        var rejected: Int64
+    }
+
+    var id: Int64
+    var state: String
+    var fileName: String
+    var contentType: String?
+    var sizeBytes: Int64
+    var sha256: String
+    var createdAt: String
+    var startedAt: String?
+    var finishedAt: String?
+    var attempts: Int
+    var error: String?
+    var counts: Counts?
+    var diagnostics: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case id, state, sha256, attempts, error, counts, diagnostics
+        case fileName = "file_name"
+        case contentType = "content_type"
+        case sizeBytes = "size_bytes"
+        case createdAt = "created_at"
+        case startedAt = "started_at"
+        case finishedAt = "finished_at"
+    }
+
+    init(_ job: ImportJobStore.Job) {
+        id = job.id
+        state = job.state.rawValue
+        fileName = job.fileName
+        contentType = job.contentType
+        sizeBytes = job.sizeBytes
+        sha256 = job.sha256
+        createdAt = ReportFormat.isoUTC(job.createdAt)
+        startedAt = job.startedAt.map { ReportFormat.isoUTC($0) }
+        finishedAt = job.finishedAt.map { ReportFormat.isoUTC($0) }
+        attempts = job.attempts
+        error = job.error
+        if let read = job.samplesRead, let inserted = job.samplesInserted, let duplicate = job.samplesDuplicate,
+            let rejected = job.samplesRejected
+        {
+            counts = Counts(read: read, inserted: inserted, duplicate: duplicate, rejected: rejected)
+        }
+        diagnostics = job.diagnosticsJSON.map { ImportService.diagnosticLines($0) } ?? []
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+public import LedgerServices
+public import LedgerStore
+
+/// Threads that import queued uploads: each holds its own database session (as the
+/// server's role), claims the oldest job it may run, imports it, and after a successful
+/// import hands the job to ``afterImport`` (the user's rollup). They wait for work on a
+/// signal from the upload route or poll every few seconds (jobs queued by other hosts).
+public final class ImportWorkers: @unchecked Sendable {
+    /// Seconds between looks at the queue when nothing signalled work.
+    public static let pollSeconds = 2.0
+
+    private let count: Int
+    private let openSession: @Sendable () throws -> LedgerSession
+    private let host: String
+    private let isSpoolShared: Bool
+    private let options: ImportService.Options
+    private let afterImport: @Sendable (ImportJobStore.Job) -> Void
+    private let log: @Sendable (String) -> Void
+    private let condition = NSCondition()
+    private var isStopping = false
+    private var hasWork = false
+    private var running = 0
+
+    /// `count` workers, each with a session from `openSession`, running jobs spooled on
+    /// `host` (any host's when the spool is shared).
+    public init(
+        count: Int, host: String, isSpoolShared: Bool, options: ImportService.Options = .init(),
+        openSession: @escaping @Sendable () throws -> LedgerSession,
+        afterImport: @escaping @Sendable (ImportJobStore.Job) -> Void, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.count = count
+        self.host = host
+        self.isSpoolShared = isSpoolShared
+        self.options = options
+        self.openSession = openSession
+        self.afterImport = afterImport
+        self.log = log
+    }
+
+    /// Starts the threads.
+    public func start() {
+        for index in 0..<count {
+            condition.lock()
+            running += 1
+            condition.unlock()
+            let thread = Thread { [self] in
+                work(index)
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+            thread.name = "import-worker-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Wakes a waiting worker: a job was queued.
+    public func wake() {
+        condition.lock()
+        hasWork = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Asks the workers to stop after their current job and waits up to `seconds` for
+    /// them; queued jobs stay queued. `true` when all stopped in time.
+    @discardableResult
+    public func stop(waitingUpTo seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        isStopping = true
+        condition.broadcast()
+        while running > 0 {
+            if !condition.wait(until: deadline) { return running == 0 }
+        }
+        return true
+    }
+
+    /// Imports queued jobs until none is left (or the workers stop); returns how many
+    /// ran. For `sleepledger worker --once`.
+    public func drain() -> Int {
+        var done = 0
+        guard let session = try? openSession() else { return 0 }
+        defer { session.close() }
+        while !stopping, let job = runOne(session) {
+            done += 1
+            _ = job
+        }
+        return done
+    }
+
+    private var stopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return isStopping
+    }
+
+    private func work(_ index: Int) {
+        var session: LedgerSession?
+        defer { session?.close() }
+        while !stopping {
+            if session == nil || session?.isReusable != true {
+                session?.close()
+                session = try? openSession()
+            }
+            if let live = session, runOne(live) != nil { continue }
+            condition.lock()
+            if !isStopping && !hasWork {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.pollSeconds))
+            }
+            hasWork = false
+            condition.unlock()
+        }
+    }
+
+    /// Runs one job on `session`; `nil` when none waits or the queue could not be read.
+    private func runOne(_ session: LedgerSession) -> ImportJobStore.Job? {
+        do {
+            guard
+                let job = try ImportQueue(session: session, host: host).runNext(
+                    anyHost: isSpoolShared, options: options)
+            else { return nil }
+            log(
+                "import job \(job.id) of user \(job.userID): \(job.state.rawValue)\(job.error.map { " (\($0))" } ?? "")"
+            )
+            if job.state == .done { afterImport(job) }
+            return job
+        } catch {
+            log("import worker: \(error)")
+            return nil
+        }
+    }
+}

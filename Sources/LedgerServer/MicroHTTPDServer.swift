@@ -1,0 +1,357 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+import LedgerServices
+
+/// The one file that owns every libmicrohttpd callback: it turns libmicrohttpd's calls
+/// into ``HTTPRequest`` values, asks ``ServerRoutes`` what to do, streams upload bodies,
+/// queues the responses and writes one access-log line per request (no tokens, no
+/// bodies).
+///
+/// Thread per connection: libmicrohttpd calls the handler on the connection's own thread
+/// (once for the head, once per body chunk, once at the end), so routes may block on the
+/// database. HTTP parsing, chunked bodies, `Expect: 100-continue`, timeouts and limits
+/// are libmicrohttpd's.
+final class MicroHTTPDServer: @unchecked Sendable {
+    /// What one request carries between the handler's calls.
+    final class RequestState {
+        var request: HTTPRequest
+        var plan: ServerRoutes.Plan
+        var collected: [UInt8] = []
+        var isOverLimit = false
+        var postProcessor: OpaquePointer?
+        var isMultipart = false
+        var fileKey: String?
+        let started: ContinuousClock.Instant
+        var status = 0
+        var responseBytes = 0
+        var isAnswered = false
+
+        init(request: HTTPRequest, plan: ServerRoutes.Plan, started: ContinuousClock.Instant) {
+            self.request = request
+            self.plan = plan
+            self.started = started
+        }
+    }
+
+    let routes: ServerRoutes
+    let configuration: ServerConfiguration
+    let log: @Sendable (String) -> Void
+    private var daemon: OpaquePointer?
+    private let activity = NSCondition()
+    private var activeRequests = 0
+    private var activeByClient: [String: Int] = [:]
+
+    init(routes: ServerRoutes, log: @escaping @Sendable (String) -> Void) {
+        self.routes = routes
+        configuration = routes.configuration
+        self.log = log
+    }
+
+    /// Starts listening and returns the port (the configured one, or the one picked for 0).
+    func start() throws(ServiceError) -> UInt16 {
+        var storage = sockaddr_storage()
+        let length: Int
+        var ipv4 = sockaddr_in()
+        var ipv6 = sockaddr_in6()
+        if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
+            ipv4.sin_family = sa_family_t(AF_INET)
+            ipv4.sin_port = configuration.port.bigEndian
+            withUnsafeBytes(of: ipv4) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+            length = MemoryLayout<sockaddr_in>.size
+        } else if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
+            ipv6.sin6_family = sa_family_t(AF_INET6)
+            ipv6.sin6_port = configuration.port.bigEndian
+            withUnsafeBytes(of: ipv6) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+            length = MemoryLayout<sockaddr_in6>.size
+        } else {
+            throw ServiceError(.invalidInput, "the listen address '\(configuration.host)' is not an IP address")
+        }
+        _ = length
+        var flags =
+            UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
+            | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_AUTO.rawValue)
+        if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        // Behind a trusted proxy every connection comes from the proxy: the per-client
+        // limit is then applied to the forwarded address, per request.
+        let perClient = configuration.trustedProxy == nil ? configuration.maximumConnectionsPerClient : 0
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maximumConnections, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perClient, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(
+                option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryBytes, ptr_value: nil),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = withUnsafePointer(to: &storage) { address in
+            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                CMicroHTTPD_start(flags, address, Self.accessCallback, Self.completedCallback, context, &options)
+            }
+        }
+        guard let daemon else {
+            throw ServiceError(
+                .unavailable,
+                "cannot listen on \(configuration.host):\(configuration.port) (in use, or not this machine's address)")
+        }
+        return CMicroHTTPD_port(daemon)
+    }
+
+    /// Stops accepting connections; requests already running go on.
+    func quiesce() {
+        if let daemon { _ = MHD_quiesce_daemon(daemon) }
+    }
+
+    /// Waits until no request runs or `seconds` passed; `true` when none runs.
+    func waitForRequests(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        activity.lock()
+        defer { activity.unlock() }
+        while activeRequests > 0 {
+            if !activity.wait(until: deadline) { return activeRequests == 0 }
+        }
+        return true
+    }
+
+    /// Stops the daemon, closing every connection.
+    func stop() {
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+    }
+
+    // MARK: Callbacks
+
+    private static let accessCallback: MHD_AccessHandlerCallback = {
+        context, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+        guard let context, let connection, let uploadDataSize, let requestContext else { return .NO }
+        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(context).takeUnretainedValue()
+        return server.access(
+            connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
+            uploadData: uploadData, uploadDataSize: uploadDataSize, requestContext: requestContext)
+    }
+
+    private static let completedCallback: MHD_RequestCompletedCallback = { context, _, requestContext, termination in
+        guard let context, let requestContext, let pointer = requestContext.pointee else { return }
+        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(context).takeUnretainedValue()
+        let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+        requestContext.pointee = nil
+        server.completed(state, isComplete: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    }
+
+    private static let headerCallback: MHD_KeyValueIterator = { context, _, key, value in
+        guard let context, let key else { return .YES }
+        let box = Unmanaged<Box<[String: String]>>.fromOpaque(context).takeUnretainedValue()
+        let name = String(cString: key).lowercased()
+        let text = value.map { String(cString: $0) } ?? ""
+        box.value[name] = box.value[name].map { $0 + ", " + text } ?? text
+        return .YES
+    }
+
+    private static let postCallback: MHD_PostDataIterator = {
+        context, _, key, fileName, contentType, _, data, _, size in
+        guard let context else { return .NO }
+        let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
+        guard fileName != nil, case .upload(let receiver, _) = state.plan else { return .YES }
+        let name = key.map { String(cString: $0) } ?? ""
+        if state.fileKey == nil {
+            state.fileKey = name
+            receiver.rename(
+                fileName: fileName.map { String(cString: $0) } ?? "upload",
+                contentType: contentType.map { String(cString: $0) })
+        }
+        // Only the form's first file is the export.
+        guard state.fileKey == name, size > 0, let data else { return .YES }
+        return receiver.append(UnsafeRawBufferPointer(start: data, count: size)) ? .YES : .NO
+    }
+
+    /// A reference box for the header iterator.
+    final class Box<Value> {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    // MARK: Requests
+
+    private func access(
+        _ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
+        uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let pointer = requestContext.pointee else {
+            // The head: headers are in, no body byte has been read.
+            let started = ContinuousClock.now
+            let request = head(connection, url: url, method: method)
+            let state: RequestState
+            if begin(request.clientAddress) {
+                state = RequestState(request: request, plan: routes.plan(request), started: started)
+            } else {
+                let refusal = HTTPResponse.error(
+                    429, code: "too_many_connections", message: "too many connections from your address",
+                    headers: [.init("Retry-After", "5")])
+                state = RequestState(request: request, plan: .respond(refusal), started: started)
+            }
+            state.isMultipart = request.mediaType == "multipart/form-data"
+            requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            if case .respond(let response) = state.plan { return queue(response, state, connection) }
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+        if state.isAnswered {
+            uploadDataSize.pointee = 0
+            return .YES
+        }
+        let size = uploadDataSize.pointee
+        if size > 0, let uploadData {
+            uploadDataSize.pointee = 0
+            return receive(UnsafeRawBufferPointer(start: uploadData, count: size), state, connection)
+        }
+        // The end of the body.
+        switch state.plan {
+        case .respond(let response):
+            return queue(response, state, connection)
+        case .collect(_, let answer):
+            if state.isOverLimit {
+                return queue(
+                    .error(413, code: "too_large", message: "the body is larger than this route accepts"), state,
+                    connection)
+            }
+            var request = state.request
+            request.body = state.collected
+            return queue(answer(request), state, connection)
+        case .upload(let receiver, let finish):
+            if let processor = state.postProcessor {
+                MHD_destroy_post_processor(processor)
+                state.postProcessor = nil
+            }
+            return queue(finish(receiver), state, connection)
+        }
+    }
+
+    /// One chunk of a body.
+    private func receive(_ bytes: UnsafeRawBufferPointer, _ state: RequestState, _ connection: OpaquePointer)
+        -> MHD_Result
+    {
+        switch state.plan {
+        case .respond:
+            return .YES
+        case .collect(let limit, _):
+            if state.collected.count + bytes.count > limit {
+                state.isOverLimit = true
+                state.collected = []
+            } else if !state.isOverLimit {
+                state.collected.append(contentsOf: bytes)
+            }
+            return .YES
+        case .upload(let receiver, _):
+            let accepted: Bool
+            if state.isMultipart {
+                if state.postProcessor == nil {
+                    state.postProcessor = MHD_create_post_processor(
+                        connection, 64 << 10, Self.postCallback, Unmanaged.passUnretained(state).toOpaque())
+                }
+                guard let processor = state.postProcessor,
+                    let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+                else {
+                    return queue(
+                        .error(400, code: "bad_form", message: "the form could not be read"), state, connection)
+                }
+                accepted = MHD_post_process(processor, base, bytes.count) == .YES
+            } else {
+                accepted = receiver.append(bytes)
+            }
+            guard accepted else {
+                if receiver.isOverCap {
+                    // Cut at the cap: answer 413 if libmicrohttpd still can, else close.
+                    let response = HTTPResponse.error(
+                        413, code: "too_large",
+                        message: "uploads are limited to \(configuration.maximumUploadBytes) bytes")
+                    return queue(response, state, connection)
+                }
+                return queue(
+                    .error(400, code: "bad_body", message: "the upload could not be read or stored"), state,
+                    connection)
+            }
+            return .YES
+        }
+    }
+
+    /// Queues `response` once; later calls of the request consume and drop body bytes.
+    private func queue(_ response: HTTPResponse, _ state: RequestState, _ connection: OpaquePointer) -> MHD_Result {
+        guard !state.isAnswered else { return .YES }
+        state.isAnswered = true
+        state.status = response.status
+        state.responseBytes = response.body.count
+        let made = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let made else { return .NO }
+        defer { MHD_destroy_response(made) }
+        for header in response.headers {
+            _ = MHD_add_response_header(made, header.name, header.value)
+        }
+        return MHD_queue_response(connection, UInt32(response.status), made)
+    }
+
+    /// The request's head from libmicrohttpd: method, path, query, headers, client address.
+    private func head(_ connection: OpaquePointer, url: String, method: String) -> HTTPRequest {
+        let headers = Box<[String: String]>([:])
+        let query = Box<[String: String]>([:])
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND, Self.headerCallback, Unmanaged.passUnretained(headers).toOpaque())
+        _ = MHD_get_connection_values(
+            connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
+        var client = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
+        if let proxy = configuration.trustedProxy, client == proxy,
+            let forwarded = headers.value["x-forwarded-for"]?.split(separator: ",").last
+        {
+            client = String(forwarded).trimmingWhitespace
+        }
+        return HTTPRequest(
+            method: method, path: url, query: query.value, headers: headers.value, clientAddress: client)
+    }
+
+    /// The numeric host of a socket address.
+    static func address(_ address: UnsafePointer<sockaddr>?) -> String? {
+        guard let address else { return nil }
+        let length =
+            address.pointee.sa_family == sa_family_t(AF_INET6)
+            ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
+        else { return nil }
+        return String(cString: host)
+    }
+
+    // MARK: Bookkeeping
+
+    /// Counts a request in; `false` when its client already has the most allowed.
+    private func begin(_ client: String) -> Bool {
+        activity.lock()
+        defer { activity.unlock() }
+        activeRequests += 1
+        let count = (activeByClient[client] ?? 0) + 1
+        activeByClient[client] = count
+        return count <= configuration.maximumConnectionsPerClient
+    }
+
+    private func completed(_ state: RequestState, isComplete: Bool) {
+        if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
+        if case .upload(let receiver, _) = state.plan { receiver.abandon() }
+        let milliseconds = (ContinuousClock.now - state.started).components
+        let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15
+        let status = isComplete ? String(state.status) : "\(state.status == 0 ? "-" : String(state.status)) aborted"
+        log(
+            "\(state.request.clientAddress) \"\(state.request.method) \(state.request.path)\" \(status) "
+                + "\(state.responseBytes) \(String(format: "%.1f", elapsed))ms")
+        activity.lock()
+        activeRequests -= 1
+        let client = state.request.clientAddress
+        if let count = activeByClient[client] { activeByClient[client] = count > 1 ? count - 1 : nil }
+        activity.broadcast()
+        activity.unlock()
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// Everything `sleepledger serve` is told, built once from flags and the environment and
+/// validated before the server starts. Every field has a documented default.
+public struct ServerConfiguration: Sendable, Hashable {
+    /// The address to listen on. Default `127.0.0.1`.
+    public var host: String
+    /// The port to listen on; 0 picks a free one (tests). Default 8080.
+    public var port: UInt16
+    /// The address people use (`https://sleep.example.org`): decides the cookie `Secure`
+    /// flag and the URLs the server prints. Default `http://<host>:<port>`.
+    public var publicURL: String
+    /// The one peer whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (a
+    /// reverse proxy); `nil` (default) believes none.
+    public var trustedProxy: String?
+    /// Connections open at once. Default 64.
+    public var maximumConnections: Int
+    /// Connections open at once from one client address. Default 8.
+    public var maximumConnectionsPerClient: Int
+    /// Seconds a connection may stay silent before it is closed (a client that stops
+    /// sending mid-upload is cut off). Default 30.
+    public var idleTimeoutSeconds: Int
+    /// Memory libmicrohttpd may use per connection for headers and buffers. Default 128 KiB.
+    public var connectionMemoryBytes: Int
+    /// The largest upload accepted. Default 8 GiB.
+    public var maximumUploadBytes: Int64
+    /// The largest body of any other route (JSON). Default 1 MiB.
+    public var maximumBodyBytes: Int
+    /// Where uploads are spooled until imported. Default `<data folder>/spool`.
+    public var spoolFolder: String
+    /// Whether the spool folder is shared by the hosts of several servers, so any
+    /// worker may import any job. Default `false`: a job is imported on its host.
+    public var isSpoolShared: Bool
+    /// Uploads refused with 507 while the spool disk has less free space than this.
+    /// Default 1 GiB.
+    public var minimumFreeSpoolBytes: Int64
+    /// Uploads of one user that may wait or run at once (more are answered 429). Default 3.
+    public var maximumPendingUploadsPerUser: Int
+    /// Import worker threads in the server (0: only `sleepledger worker` processes
+    /// import). Default 2.
+    public var workers: Int
+    /// Seconds a stopping server waits for running requests before it closes them.
+    /// Default 30.
+    public var stopDeadlineSeconds: Int
+    /// The host name recorded with spooled files. Default: this machine's host name.
+    public var hostName: String
+
+    /// Creates a configuration with every default; `spoolFolder` has no default that fits
+    /// every installation, so it is a parameter.
+    public init(spoolFolder: String) {
+        host = "127.0.0.1"
+        port = 8080
+        publicURL = ""
+        trustedProxy = nil
+        maximumConnections = 64
+        maximumConnectionsPerClient = 8
+        idleTimeoutSeconds = 30
+        connectionMemoryBytes = 128 << 10
+        maximumUploadBytes = 8 << 30
+        maximumBodyBytes = 1 << 20
+        self.spoolFolder = spoolFolder
+        isSpoolShared = false
+        minimumFreeSpoolBytes = 1 << 30
+        maximumPendingUploadsPerUser = 3
+        workers = 2
+        stopDeadlineSeconds = 30
+        hostName = ProcessInfo.processInfo.hostName
+    }
+
+    /// The public URL, or `http://host:port` when none was given.
+    public var effectivePublicURL: String {
+        publicURL.isEmpty ? "http://\(host):\(port)" : publicURL
+    }
+
+    /// Whether people reach the server over HTTPS (cookies then get `Secure`).
+    public var isPublicHTTPS: Bool { effectivePublicURL.lowercased().hasPrefix("https://") }
+
+    /// The problems that keep the server from starting, in words a person can act on;
+    /// empty when it can start.
+    public func problems() -> [String] {
+        var found: [String] = []
+        var address = in_addr()
+        var address6 = in6_addr()
+        if inet_pton(AF_INET, host, &address) != 1 && inet_pton(AF_INET6, host, &address6) != 1 {
+            found.append("the listen address '\(host)' is not an IPv4 or IPv6 address")
+        }
+        if let trustedProxy, inet_pton(AF_INET, trustedProxy, &address) != 1,
+            inet_pton(AF_INET6, trustedProxy, &address6) != 1
+        {
+            found.append("the trusted proxy '\(trustedProxy)' is not an IPv4 or IPv6 address")
+        }
+        if !publicURL.isEmpty,
+            !(publicURL.lowercased().hasPrefix("http://") || publicURL.lowercased().hasPrefix("https://"))
+        {
+            found.append("the public URL must start with http:// or https://")
+        }
+        if maximumConnections < 1 { found.append("the connection limit must be at least 1") }
+        if maximumConnectionsPerClient < 1 { found.append("the per-client connection limit must be at least 1") }
+        if idleTimeoutSeconds < 1 { found.append("the idle timeout must be at least 1 second") }
+        if maximumUploadBytes < 1 { found.append("the upload cap must be at least 1 byte") }
+        if workers < 0 { found.append("the number of workers cannot be negative") }
+        if maximumPendingUploadsPerUser < 1 { found.append("the pending uploads per user must be at least 1") }
+        if !spoolFolder.hasPrefix("/") { found.append("the spool folder must be an absolute path") }
+        return found
+    }
+}

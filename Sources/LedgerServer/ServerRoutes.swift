@@ -1,0 +1,269 @@
+import Foundation
+import Glibc
+import HealthImport
+public import LedgerServices
+import LedgerStore
+
+/// The server's routes: functions from a request to a response, testable without
+/// sockets. Routes that read no body answer from the request's head; an upload streams
+/// into an ``UploadReceiver`` and is answered when its body ended.
+public final class ServerRoutes: @unchecked Sendable {
+    /// What to do with a request whose head has arrived.
+    public enum Plan {
+        /// Answer now; the body (if any) is not read.
+        case respond(HTTPResponse)
+        /// Read a body of at most `limit` bytes into memory, then answer.
+        case collect(limit: Int, (HTTPRequest) -> HTTPResponse)
+        /// Stream the body into the receiver, then answer with `finish`.
+        case upload(UploadReceiver, finish: (UploadReceiver) -> HTTPResponse)
+    }
+
+    /// The server's settings.
+    public let configuration: ServerConfiguration
+    private let database: LedgerDatabase
+    private let pool: SessionPool
+    private let now: @Sendable () -> Int64
+    private let onQueued: @Sendable () -> Void
+    private let isStopping: @Sendable () -> Bool
+    private let publicURLLock = NSLock()
+    private var publicURLValue: String
+
+    /// The address people use, as printed in `Location` headers.
+    public var publicURL: String {
+        get {
+            publicURLLock.lock()
+            defer { publicURLLock.unlock() }
+            return publicURLValue
+        }
+        set {
+            publicURLLock.lock()
+            publicURLValue = newValue
+            publicURLLock.unlock()
+        }
+    }
+
+    /// Routes over `pool` (sessions of `database` as the server's role), with the clock
+    /// `now`; `onQueued` wakes the workers after an upload was queued; `isStopping` turns
+    /// new work away with 503.
+    public init(
+        configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool,
+        now: @escaping @Sendable () -> Int64, onQueued: @escaping @Sendable () -> Void = {},
+        isStopping: @escaping @Sendable () -> Bool = { false }
+    ) {
+        self.configuration = configuration
+        self.database = database
+        self.pool = pool
+        self.now = now
+        self.onQueued = onQueued
+        self.isStopping = isStopping
+        publicURLValue = configuration.effectivePublicURL
+    }
+
+    /// Media types an upload may have: an export zip, its XML, a CSV of samples, bytes
+    /// of unknown kind (the importer decides by content), or a browser form.
+    static let uploadMediaTypes: Set<String> = [
+        "application/zip", "application/x-zip-compressed", "application/xml", "text/xml", "text/csv",
+        "application/csv", "application/octet-stream", "multipart/form-data",
+    ]
+
+    /// The plan for a request whose head has arrived.
+    public func plan(_ request: HTTPRequest) -> Plan {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch segments {
+        case ["healthz"]:
+            guard request.method == "GET" || request.method == "HEAD" else { return .respond(Self.notAllowed("GET")) }
+            return .respond(health())
+        case ["api", "v1", "imports"]:
+            switch request.method {
+            case "POST": return planUpload(request)
+            case "GET": return .respond(authorized(request) { caller in try listImports(caller) })
+            default: return .respond(Self.notAllowed("GET, POST"))
+            }
+        case let path where path.count == 4 && path.starts(with: ["api", "v1", "imports"]):
+            guard let id = Int64(path[3]), id > 0 else {
+                return .respond(.error(404, code: "not_found", message: "no such import"))
+            }
+            switch request.method {
+            case "GET": return .respond(authorized(request) { caller in try importStatus(id, caller) })
+            case "DELETE": return .respond(authorized(request) { caller in try cancelImport(id, caller) })
+            default: return .respond(Self.notAllowed("GET, DELETE"))
+            }
+        default:
+            return .respond(.error(404, code: "not_found", message: "no such route"))
+        }
+    }
+
+    static func notAllowed(_ allowed: String) -> HTTPResponse {
+        .error(405, code: "method_not_allowed", message: "allowed: \(allowed)", headers: [.init("Allow", allowed)])
+    }
+
+    // MARK: Authentication
+
+    /// Runs `body` for the caller the request's token names, or answers 401 (no body read).
+    func authorized(_ request: HTTPRequest, _ body: (TokenService.Caller) throws -> HTTPResponse) -> HTTPResponse {
+        guard let token = request.bearerToken else {
+            return HTTPResponse(ServiceError(.unauthorized, "a valid API token is required"))
+        }
+        do {
+            let caller = try pool.withSession { session in
+                try TokenService(session: session).authenticate(token, now: now())
+            }
+            return try body(caller)
+        } catch {
+            return Self.response(for: error)
+        }
+    }
+
+    /// The response for any failure: a use case's kind decides; anything else is a 500
+    /// whose message says nothing of the internals.
+    static func response(for error: any Error) -> HTTPResponse {
+        guard let failure = error as? ServiceError else {
+            return .error(500, code: "internal", message: "an internal error occurred")
+        }
+        if failure.kind == .internalFailure {
+            return .error(500, code: "internal", message: "an internal error occurred")
+        }
+        return HTTPResponse(failure)
+    }
+
+    // MARK: Routes
+
+    func health() -> HTTPResponse {
+        struct Health: Encodable { var status: String }
+        do {
+            try pool.withSession(timeout: 2) { session in try database.checkSchema(on: session) }
+            return .json(Health(status: "ok"))
+        } catch {
+            return .json(Health(status: "unavailable"), status: 503)
+        }
+    }
+
+    func listImports(_ caller: TokenService.Caller) throws -> HTTPResponse {
+        struct Listing: Encodable { var imports: [ImportDocument] }
+        let jobs = try pool.withSession { session in
+            try ImportQueue(session: session, host: configuration.hostName).jobs(userID: caller.userID, limit: 100)
+        }
+        return .json(Listing(imports: jobs.map(ImportDocument.init)))
+    }
+
+    func importStatus(_ id: Int64, _ caller: TokenService.Caller) throws -> HTTPResponse {
+        struct Status: Encodable { var `import`: ImportDocument }
+        let job = try pool.withSession { session in
+            try ImportQueue(session: session, host: configuration.hostName).job(id, userID: caller.userID)
+        }
+        return .json(Status(import: ImportDocument(job)))
+    }
+
+    func cancelImport(_ id: Int64, _ caller: TokenService.Caller) throws -> HTTPResponse {
+        try pool.withSession { session in
+            try ImportQueue(session: session, host: configuration.hostName).cancel(id, userID: caller.userID)
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    // MARK: Uploads
+
+    func planUpload(_ request: HTTPRequest) -> Plan {
+        if isStopping() {
+            return .respond(.error(503, code: "stopping", message: "the server is stopping; try again shortly"))
+        }
+        var caller: TokenService.Caller?
+        let refusal = authorized(request) { found in
+            caller = found
+            return HTTPResponse(status: 100)
+        }
+        guard let caller else { return .respond(refusal) }
+        if let length = request.contentLength, length > configuration.maximumUploadBytes {
+            return .respond(
+                .error(
+                    413, code: "too_large",
+                    message: "uploads are limited to \(configuration.maximumUploadBytes) bytes"))
+        }
+        guard request.contentLength != nil || request.isChunked else {
+            return .respond(.error(411, code: "length_required", message: "send Content-Length or a chunked body"))
+        }
+        guard let mediaType = request.mediaType, Self.uploadMediaTypes.contains(mediaType) else {
+            return .respond(
+                .error(
+                    415, code: "unsupported_media_type",
+                    message: "send an export.zip, export.xml or CSV (application/zip, text/xml, text/csv) or a form"))
+        }
+        do {
+            let pending = try pool.withSession { session in
+                try ImportQueue(session: session, host: configuration.hostName).pendingCount(userID: caller.userID)
+            }
+            guard pending < configuration.maximumPendingUploadsPerUser else {
+                return .respond(
+                    HTTPResponse(
+                        ServiceError(
+                            .busy,
+                            "\(configuration.maximumPendingUploadsPerUser) uploads already wait or run; try again when one is done"
+                        )))
+            }
+            guard Self.freeBytes(configuration.spoolFolder) >= configuration.minimumFreeSpoolBytes else {
+                return .respond(
+                    .error(507, code: "insufficient_storage", message: "the server is short of space; try again later"))
+            }
+            let receiver = try UploadReceiver(
+                spoolFolder: configuration.spoolFolder, maximumBytes: configuration.maximumUploadBytes,
+                fileName: "upload", contentType: request.header("content-type"))
+            return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller) }
+        } catch {
+            return .respond(Self.response(for: error))
+        }
+    }
+
+    /// Queues a complete upload: 202 with the new import, or 200 with the earlier import
+    /// of the same bytes.
+    func finishUpload(_ receiver: UploadReceiver, caller: TokenService.Caller) -> HTTPResponse {
+        if receiver.isOverCap {
+            return .error(
+                413, code: "too_large", message: "uploads are limited to \(configuration.maximumUploadBytes) bytes")
+        }
+        do {
+            let upload = try receiver.finish()
+            do {
+                // Refuse what is no export at all now (422), with the importer's reason.
+                _ = try HealthImportReader().kind(of: .path(upload.spoolPath))
+            } catch let error as ImportError {
+                try? FileManager.default.removeItem(atPath: upload.spoolPath)
+                return HTTPResponse(ServiceError(Self.naming(error, upload.fileName)))
+            }
+            let queued = try pool.withSession { session in
+                try ImportQueue(session: session, host: configuration.hostName).enqueue(
+                    upload, userID: caller.userID, maximumPending: configuration.maximumPendingUploadsPerUser)
+            }
+            struct Status: Encodable { var `import`: ImportDocument }
+            switch queued {
+            case .queued(let job):
+                onQueued()
+                return .json(
+                    Status(import: ImportDocument(job)), status: 202,
+                    headers: [.init("Location", publicURL + "/api/v1/imports/\(job.id)")])
+            case .sameAsEarlier(let job):
+                try? FileManager.default.removeItem(atPath: upload.spoolPath)
+                return .json(
+                    Status(import: ImportDocument(job)), status: 200,
+                    headers: [.init("Location", publicURL + "/api/v1/imports/\(job.id)")])
+            }
+        } catch {
+            receiver.abandon()
+            return Self.response(for: error)
+        }
+    }
+
+    /// The importer's error with the upload's name in place of the spool path.
+    static func naming(_ error: ImportError, _ name: String) -> ImportError {
+        switch error {
+        case .badFile(_, let line, let reason): return .badFile(file: name, line: line, reason: reason)
+        case .io(_, let reason): return .io(file: name, reason: reason)
+        }
+    }
+
+    /// Free bytes on the file system holding `folder` (for unprivileged users).
+    static func freeBytes(_ folder: String) -> Int64 {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return 0 }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+public import LedgerServices
+
+/// Database sessions shared by the server's request threads: at most ``capacity`` open
+/// at once, opened on demand, handed to one request at a time, and dropped when broken.
+public final class SessionPool: @unchecked Sendable {
+    /// The most sessions open at once.
+    public let capacity: Int
+    private let open: @Sendable () throws -> LedgerSession
+    private let condition = NSCondition()
+    private var idle: [LedgerSession] = []
+    private var count = 0
+    private var isClosed = false
+
+    /// A pool of at most `capacity` sessions made by `open`.
+    public init(capacity: Int, open: @escaping @Sendable () throws -> LedgerSession) {
+        self.capacity = max(1, capacity)
+        self.open = open
+    }
+
+    /// Runs `body` with a session, waiting up to `timeout` seconds for one to be free
+    /// (``ServiceError/Kind/busy`` after that).
+    public func withSession<T>(timeout: Double = 10, _ body: (LedgerSession) throws -> T) throws -> T {
+        let session = try acquire(timeout: timeout)
+        defer { release(session) }
+        return try body(session)
+    }
+
+    private func acquire(timeout: Double) throws -> LedgerSession {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        while true {
+            if isClosed {
+                condition.unlock()
+                throw ServiceError(.unavailable, "the server is stopping")
+            }
+            if let session = idle.popLast() {
+                condition.unlock()
+                return session
+            }
+            if count < capacity {
+                count += 1
+                condition.unlock()
+                do {
+                    return try open()
+                } catch {
+                    condition.lock()
+                    count -= 1
+                    condition.signal()
+                    condition.unlock()
+                    throw error
+                }
+            }
+            if !condition.wait(until: deadline) {
+                condition.unlock()
+                throw ServiceError(.busy, "every database session is in use; try again shortly")
+            }
+        }
+    }
+
+    private func release(_ session: LedgerSession) {
+        condition.lock()
+        defer { condition.unlock() }
+        if session.isReusable && !isClosed {
+            idle.append(session)
+        } else {
+            session.close()
+            count -= 1
+        }
+        condition.signal()
+    }
+
+    /// Closes the idle sessions and refuses new requests; sessions in use close when
+    /// they come back.
+    public func close() {
+        condition.lock()
+        isClosed = true
+        let sessions = idle
+        idle.removeAll()
+        count -= sessions.count
+        condition.broadcast()
+        condition.unlock()
+        for session in sessions { session.close() }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+import LedgerCrypto
+public import LedgerServices
+
+/// One upload's bytes on their way to the spool folder: written to a file only the
+/// server's user can read, hashed (SHA-256) on the way, never held in memory, and cut at
+/// the upload cap.
+public final class UploadReceiver {
+    /// The name the upload gave.
+    public private(set) var fileName: String
+    /// Its content type.
+    public private(set) var contentType: String?
+    /// The largest upload accepted.
+    public let maximumBytes: Int64
+    /// Bytes received so far.
+    public private(set) var receivedBytes: Int64 = 0
+    /// Whether more than ``maximumBytes`` arrived (the rest was not kept).
+    public private(set) var isOverCap = false
+
+    private let partialPath: String
+    private let finalPath: String
+    private var descriptor: Int32
+    private let digest = SHA256Digest()
+
+    /// Opens a new spool file in `spoolFolder`.
+    public init(spoolFolder: String, maximumBytes: Int64, fileName: String, contentType: String?) throws {
+        self.fileName = fileName
+        self.contentType = contentType
+        self.maximumBytes = maximumBytes
+        let name = UUID().uuidString.lowercased()
+        partialPath = spoolFolder + "/incoming-\(name).partial"
+        finalPath = spoolFolder + "/upload-\(name)"
+        descriptor = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ServiceError(
+                .unavailable, "cannot create a spool file in \(spoolFolder): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { abandon() }
+
+    /// Takes the name and content type of a form's file part.
+    public func rename(fileName: String, contentType: String?) {
+        self.fileName = String(fileName.prefix(255)).isEmpty ? "upload" : String(fileName.prefix(255))
+        self.contentType = contentType
+    }
+
+    /// Writes the next bytes of the body; `false` once the upload passed the cap (the
+    /// request is then cut off and its file removed).
+    public func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !isOverCap, descriptor >= 0 else { return false }
+        guard receivedBytes + Int64(bytes.count) <= maximumBytes else {
+            isOverCap = true
+            abandon()
+            return false
+        }
+        digest.update(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                abandon()
+                return false
+            }
+            offset += written
+        }
+        receivedBytes += Int64(bytes.count)
+        return true
+    }
+
+    /// Closes the file under its final name and describes it for the queue.
+    public func finish() throws(ServiceError) -> ImportQueue.Upload {
+        guard descriptor >= 0, !isOverCap else {
+            throw ServiceError(.internalFailure, "the upload's spool file is gone")
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        descriptor = -1
+        guard synced, Glibc.rename(partialPath, finalPath) == 0 else {
+            unlink(partialPath)
+            throw ServiceError(.unavailable, "cannot keep the upload in the spool folder")
+        }
+        return ImportQueue.Upload(
+            fileName: fileName, contentType: contentType, sizeBytes: receivedBytes, sha256: digest.finalizeHex(),
+            spoolPath: finalPath)
+    }
+
+    /// Closes and removes the partial file (a cut or failed upload); harmless twice.
+    public func abandon() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(partialPath)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import HealthImport
+public import LedgerStore
+import PostgresClient
+
+/// Uploads waiting to be imported: queued by the server once their bytes are spooled,
+/// run by workers (threads of the server, or `sleepledger worker`), each exactly once.
+///
+/// Every call runs as the session's role inside ``LedgerSession/asUser(_:_:)`` where it
+/// concerns one user, so on the server's role row-level security applies to all of it.
+public struct ImportQueue {
+    /// An upload whose bytes are spooled.
+    public struct Upload: Sendable, Hashable {
+        /// The name it came with (a multipart file name), or `upload`.
+        public var fileName: String
+        /// Its content type.
+        public var contentType: String?
+        /// Bytes received.
+        public var sizeBytes: Int64
+        /// SHA-256 of the bytes, lowercase hex.
+        public var sha256: String
+        /// The spooled file.
+        public var spoolPath: String
+
+        /// Creates an upload description.
+        public init(fileName: String, contentType: String?, sizeBytes: Int64, sha256: String, spoolPath: String) {
+            self.fileName = fileName
+            self.contentType = contentType
+            self.sizeBytes = sizeBytes
+            self.sha256 = sha256
+            self.spoolPath = spoolPath
+        }
+    }
+
+    /// What queuing an upload did.
+    public enum Queued: Sendable, Hashable {
+        /// A new job.
+        case queued(ImportJobStore.Job)
+        /// The same bytes were uploaded before (waiting, running or imported): that job.
+        case sameAsEarlier(ImportJobStore.Job)
+    }
+
+    /// How often a job is started before it is failed instead of started again.
+    public static let maximumAttempts = 3
+
+    /// The session every call uses.
+    public let session: LedgerSession
+    /// The host name spooled files are recorded under (workers on other hosts leave them
+    /// alone unless the spool folder is shared).
+    public let host: String
+
+    /// Creates the queue over `session` for this `host`.
+    public init(session: LedgerSession, host: String) {
+        self.session = session
+        self.host = host
+    }
+
+    private var store: ImportJobStore { ImportJobStore(connection: session.connection) }
+
+    /// Queues `upload` for user `userID`, unless the same bytes came before; refuses
+    /// (``ServiceError/Kind/busy``) when the user already has `maximumPending` uploads
+    /// waiting or running.
+    public func enqueue(_ upload: Upload, userID: Int64, maximumPending: Int) throws(ServiceError) -> Queued {
+        try ServiceError.wrapping {
+            try session.asUser(userID) {
+                if let earlier = try store.sameUpload(userID: userID, sha256: upload.sha256) {
+                    return .sameAsEarlier(earlier)
+                }
+                guard try store.pendingCount(userID: userID) < maximumPending else {
+                    throw ServiceError(
+                        .busy, "\(maximumPending) uploads already wait or run for this user; try again when one is done"
+                    )
+                }
+                return .queued(
+                    try store.enqueue(
+                        userID: userID, fileName: upload.fileName, contentType: upload.contentType,
+                        sizeBytes: upload.sizeBytes, sha256: upload.sha256, spoolHost: host,
+                        spoolPath: upload.spoolPath))
+            }
+        }
+    }
+
+    /// How many of the user's uploads wait or run.
+    public func pendingCount(userID: Int64) throws(ServiceError) -> Int {
+        try ServiceError.wrapping { try session.asUser(userID) { try store.pendingCount(userID: userID) } }
+    }
+
+    /// The user's job `id`.
+    public func job(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
+        guard
+            let job = try ServiceError.wrapping({ try session.asUser(userID) { try store.job(userID: userID, id: id) } }
+            )
+        else { throw ServiceError(.notFound, "no import with id \(id)") }
+        return job
+    }
+
+    /// The user's jobs, newest first, at most `limit`.
+    public func jobs(userID: Int64, limit: Int) throws(ServiceError) -> [ImportJobStore.Job] {
+        try ServiceError.wrapping { try session.asUser(userID) { try store.jobs(userID: userID, limit: limit) } }
+    }
+
+    /// Cancels the user's job `id` while it waits; ``ServiceError/Kind/conflict`` once it
+    /// runs or ended. Removes its spooled file when it is on this host.
+    public func cancel(_ id: Int64, userID: Int64) throws(ServiceError) {
+        let outcome = try ServiceError.wrapping {
+            try session.asUser(userID) { () -> (ImportJobStore.Cancellation, ImportJobStore.Job?) in
+                (try store.cancel(userID: userID, id: id), try store.job(userID: userID, id: id))
+            }
+        }
+        switch outcome.0 {
+        case .cancelled:
+            if let job = outcome.1, job.spoolHost == host { try? FileManager.default.removeItem(atPath: job.spoolPath) }
+        case .tooLate(let state):
+            throw ServiceError(.conflict, "import \(id) is \(state.rawValue) and can no longer be cancelled")
+        case .notFound:
+            throw ServiceError(.notFound, "no import with id \(id)")
+        }
+    }
+
+    /// Removes files in `spoolFolder` that no job needs: uploads whose job ended or never
+    /// got queued (a crash between spooling and queuing), and partial uploads, once they
+    /// are older than `minimumAgeSeconds` (so an upload still arriving is left alone).
+    /// Returns how many were removed.
+    @discardableResult
+    public func sweep(spoolFolder: String, minimumAgeSeconds: Double) throws(ServiceError) -> Int {
+        let inUse = try ServiceError.wrapping { try store.spoolFilesInUse(host: host) }
+        let manager = FileManager.default
+        let names = (try? manager.contentsOfDirectory(atPath: spoolFolder)) ?? []
+        var removed = 0
+        for name in names where name.hasPrefix("upload-") || name.hasPrefix("incoming-") {
+            let path = spoolFolder + "/" + name
+            guard !inUse.contains(path),
+                let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                -modified.timeIntervalSinceNow >= minimumAgeSeconds
+            else { continue }
+            if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Claims the oldest job this host can run, imports it under its owner's row-level
+    /// security, ends it in the same transaction, releases the claim and removes the
+    /// spooled file. Returns the ended job, or `nil` when nothing waits.
+    public func runNext(anyHost: Bool, options: ImportService.Options) throws(ServiceError) -> ImportJobStore.Job? {
+        guard let (userID, id) = try ServiceError.wrapping({ try store.claim(host: host, anyHost: anyHost) }) else {
+            return nil
+        }
+        defer { _ = try? store.release(id: id) }
+        let job = try ServiceError.wrapping {
+            try session.asUser(userID) { () -> ImportJobStore.Job? in
+                guard let job = try store.job(userID: userID, id: id),
+                    let user = try UserStore(connection: session.connection).find(id: userID)
+                else { return nil }
+                guard job.attempts <= Self.maximumAttempts else {
+                    // Started and lost this often: something in it (or the database) fails
+                    // every time; stop retrying.
+                    try store.finish(
+                        userID: userID, id: id, state: .failed, importID: nil,
+                        error: "gave up after \(Self.maximumAttempts) attempts that did not finish")
+                    return try store.job(userID: userID, id: id)
+                }
+                // Read through a descriptor so that messages name the upload, never the
+                // spool path.
+                let descriptor = open(job.spoolPath, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    try store.finish(
+                        userID: userID, id: id, state: .failed, importID: nil,
+                        error: "the uploaded file is no longer in the spool folder; upload it again")
+                    return try store.job(userID: userID, id: id)
+                }
+                defer { close(descriptor) }
+                do {
+                    let result = try ImportService(session: session).importInput(
+                        .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
+                    try store.finish(
+                        userID: userID, id: id, state: .done, importID: result.outcome?.importID, error: nil)
+                } catch {
+                    // The import was rolled back to its savepoint and recorded as failed.
+                    try store.finish(
+                        userID: userID, id: id, state: .failed, importID: nil, error: ServiceError(error).message)
+                }
+                return try store.job(userID: userID, id: id)
+            }
+        }
+        if let job, job.state == .done || job.state == .failed {
+            try? FileManager.default.removeItem(atPath: job.spoolPath)
+        }
+        return job
+    }
+}

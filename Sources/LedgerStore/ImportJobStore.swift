@@ -1,0 +1,218 @@
+public import PostgresClient
+
+/// Uploads queued for import (table `import_jobs`, migration 0010): queued by the server,
+/// claimed by workers, finished in the transaction of the import they ran.
+public struct ImportJobStore {
+    /// Where a job is.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Waiting for a worker.
+        case queued
+        /// A worker is importing it.
+        case running
+        /// Imported.
+        case done
+        /// The import failed; ``Job/error`` says why.
+        case failed
+        /// Cancelled while queued.
+        case cancelled
+    }
+
+    /// One job, with the counts of the import it produced.
+    public struct Job: Sendable, Hashable {
+        /// The job's id, which the API calls the import's id.
+        public var id: Int64
+        /// The owner.
+        public var userID: Int64
+        /// Where it is.
+        public var state: State
+        /// The name the upload gave.
+        public var fileName: String
+        /// The upload's content type.
+        public var contentType: String?
+        /// Bytes uploaded.
+        public var sizeBytes: Int64
+        /// SHA-256 of the bytes, lowercase hex.
+        public var sha256: String
+        /// The host holding the spooled bytes.
+        public var spoolHost: String
+        /// The spooled file's path on that host.
+        public var spoolPath: String
+        /// When it was queued, epoch seconds.
+        public var createdAt: Int64
+        /// When a worker last started it.
+        public var startedAt: Int64?
+        /// When it ended.
+        public var finishedAt: Int64?
+        /// How many times a worker started it.
+        public var attempts: Int
+        /// Why it failed.
+        public var error: String?
+        /// The import it produced, when it ran.
+        public var importID: Int64?
+        /// Sleep records read, samples inserted, duplicates and rejected, from that import.
+        public var samplesRead: Int64?
+        /// Samples stored as new.
+        public var samplesInserted: Int64?
+        /// Samples already stored before.
+        public var samplesDuplicate: Int64?
+        /// Records rejected, each with a diagnostic.
+        public var samplesRejected: Int64?
+        /// The import's diagnostics as stored (a JSON array).
+        public var diagnosticsJSON: String?
+    }
+
+    /// What cancelling a job did.
+    public enum Cancellation: Sendable, Hashable {
+        /// It was queued and is now cancelled.
+        case cancelled
+        /// It already runs or ended; nothing changed.
+        case tooLate(State)
+        /// The user has no such job.
+        case notFound
+    }
+
+    /// Advisory lock class of a claimed job (`"SLJB"`), held by the worker's session.
+    public static let claimLockClass: Int32 = 1_397_508_674
+
+    /// The connection every call uses.
+    public let connection: Connection
+
+    /// Creates a store over `connection`.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    private static let selectSQL = """
+        SELECT j.id, j.user_id, j.state, j.file_name, j.content_type, j.size_bytes, j.sha256, j.spool_host,
+               j.spool_path, j.created_at, j.started_at, j.finished_at, j.attempts, j.error, j.import_id,
+               i.samples_read, i.samples_inserted, i.samples_duplicate, i.samples_rejected, i.diagnostics::text
+        FROM import_jobs j
+        LEFT JOIN imports i ON i.user_id = j.user_id AND i.id = j.import_id
+        """
+
+    /// Queues an upload and returns its job.
+    public func enqueue(
+        userID: Int64, fileName: String, contentType: String?, sizeBytes: Int64, sha256: String, spoolHost: String,
+        spoolPath: String
+    ) throws -> Job {
+        let id = try connection.execute(
+            """
+            INSERT INTO import_jobs (user_id, file_name, content_type, size_bytes, sha256, spool_host, spool_path)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """,
+            [
+                .int64(userID), .text(fileName), contentType.map { .text($0) }, .int64(sizeBytes), .text(sha256),
+                .text(spoolHost), .text(spoolPath),
+            ], name: "jobs.enqueue"
+        ).single("jobs.enqueue").int64(0)
+        guard let id, let job = try job(userID: userID, id: id) else {
+            throw StoreError(.decodingFailed, "the queued job was not read back", statement: "jobs.enqueue")
+        }
+        return job
+    }
+
+    /// The user's job `id`, or `nil`.
+    public func job(userID: Int64, id: Int64) throws -> Job? {
+        try connection.execute(
+            Self.selectSQL + " WHERE j.user_id = $1 AND j.id = $2", [.int64(userID), .int64(id)], name: "jobs.read"
+        ).first.map(Self.job(from:))
+    }
+
+    /// The user's jobs, newest first, at most `limit`.
+    public func jobs(userID: Int64, limit: Int) throws -> [Job] {
+        try connection.execute(
+            Self.selectSQL + " WHERE j.user_id = $1 ORDER BY j.created_at DESC, j.id DESC LIMIT $2",
+            [.int64(userID), .int(limit)], name: "jobs.list"
+        ).rows.map(Self.job(from:))
+    }
+
+    /// How many of the user's jobs wait or run.
+    public func pendingCount(userID: Int64) throws -> Int {
+        try connection.execute(
+            "SELECT count(*) FROM import_jobs WHERE user_id = $1 AND state IN ('queued', 'running')",
+            [.int64(userID)], name: "jobs.pending"
+        ).single().int(0) ?? 0
+    }
+
+    /// The user's earlier job with the same bytes that is waiting, running or done, if any.
+    public func sameUpload(userID: Int64, sha256: String) throws -> Job? {
+        try connection.execute(
+            Self.selectSQL
+                + " WHERE j.user_id = $1 AND j.sha256 = $2 AND j.state IN ('queued', 'running', 'done')"
+                + " ORDER BY j.created_at, j.id LIMIT 1",
+            [.int64(userID), .text(sha256)], name: "jobs.sameUpload"
+        ).first.map(Self.job(from:))
+    }
+
+    /// Cancels the user's job `id` if it still waits.
+    public func cancel(userID: Int64, id: Int64) throws -> Cancellation {
+        let result = try connection.execute(
+            """
+            UPDATE import_jobs SET state = 'cancelled', finished_at = now()
+            WHERE user_id = $1 AND id = $2 AND state = 'queued'
+            """, [.int64(userID), .int64(id)], name: "jobs.cancel")
+        if result.affectedRows > 0 { return .cancelled }
+        guard let job = try job(userID: userID, id: id) else { return .notFound }
+        return .tooLate(job.state)
+    }
+
+    /// Claims the oldest job a worker on `host` may run (any host's when `anyHost`: the
+    /// spool folder is shared), for this connection's session, which holds the claim
+    /// until ``release(id:)`` or its end. `nil` when nothing waits.
+    public func claim(host: String, anyHost: Bool) throws -> (userID: Int64, id: Int64)? {
+        guard
+            let row = try connection.execute(
+                "SELECT user_id, id FROM sleepledger_claim_import_job($1, $2)", [.text(host), .bool(anyHost)],
+                name: "jobs.claim"
+            ).first, let userID = try row.int64(0), let id = try row.int64(1)
+        else { return nil }
+        return (userID, id)
+    }
+
+    /// The spool files on `host` that waiting or running jobs still need (any user's).
+    public func spoolFilesInUse(host: String) throws -> Set<String> {
+        Set(
+            try connection.execute(
+                "SELECT * FROM sleepledger_spool_files_in_use($1)", [.text(host)], name: "jobs.spoolFilesInUse"
+            ).rows.compactMap { try $0.string(0) })
+    }
+
+    /// Releases this session's claim on job `id`.
+    public func release(id: Int64) throws {
+        try connection.execute(
+            "SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::integer)",
+            [.int(Int(Self.claimLockClass)), .int64(id)], name: "jobs.release")
+    }
+
+    /// Ends a job this session claimed: done or failed, with the import it produced and
+    /// the reason for a failure. `false` when the job is not this session's to end (it was
+    /// cancelled, or claimed again after this session was thought gone).
+    @discardableResult
+    public func finish(userID: Int64, id: Int64, state: State, importID: Int64?, error: String?) throws -> Bool {
+        try connection.execute(
+            """
+            UPDATE import_jobs SET state = $3, finished_at = now(), import_id = $4, error = $5
+            WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
+            """,
+            [
+                .int64(userID), .int64(id), .text(state.rawValue), importID.map { .int64($0) },
+                error.map { .text(String($0.prefix(2000))) },
+            ], name: "jobs.finish"
+        ).affectedRows > 0
+    }
+
+    static func job(from row: Row) throws -> Job {
+        guard let id = try row.int64(0), let userID = try row.int64(1),
+            let state = try row.string(2).flatMap(State.init(rawValue:)), let fileName = try row.string(3),
+            let size = try row.int64(5), let sha256 = try row.string(6), let host = try row.string(7),
+            let path = try row.string(8), let createdAt = try row.epochSeconds(9), let attempts = try row.int(12)
+        else { throw StoreError(.decodingFailed, "an import_jobs row has a NULL column", statement: "jobs.read") }
+        return Job(
+            id: id, userID: userID, state: state, fileName: fileName, contentType: try row.string(4),
+            sizeBytes: size, sha256: sha256, spoolHost: host, spoolPath: path, createdAt: createdAt,
+            startedAt: try row.epochSeconds(10), finishedAt: try row.epochSeconds(11), attempts: attempts,
+            error: try row.string(13), importID: try row.int64(14), samplesRead: try row.int64(15),
+            samplesInserted: try row.int64(16), samplesDuplicate: try row.int64(17),
+            samplesRejected: try row.int64(18), diagnosticsJSON: try row.string(19))
+    }
+}

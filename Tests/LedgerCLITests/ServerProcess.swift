@@ -1,0 +1,195 @@
+import Foundation
+import Glibc
+import LedgerStore
+import LedgerTestSupport
+import PostgresClient
+import Synchronization
+
+/// A real `sleepledger serve` process on 127.0.0.1 (a port it picks) against a migrated
+/// test database, with its own spool folder; plus a raw HTTP client for the requests curl
+/// cannot make (no length, stalls).
+final class ServerProcess: @unchecked Sendable {
+    let environment: [String: String]
+    let spool: URL
+    let arguments: [String]
+    private(set) var process: Process
+    private(set) var port: Int = 0
+    private let log = LogBuffer()
+
+    /// What the process wrote, shared with the pipe's reading handler.
+    final class LogBuffer: Sendable {
+        private let text = Mutex("")
+        func append(_ more: String) { text.withLock { $0 += more } }
+        func reset() { text.withLock { $0 = "" } }
+        var value: String { text.withLock { $0 } }
+    }
+
+    /// The superuser connection to the test database.
+    var conninfo: String { environment["DATABASE_URL"] ?? "" }
+
+    /// Starts a server with `arguments` on a fresh database (or `environment`'s).
+    init(_ arguments: [String] = [], environment: [String: String]? = nil, spool: URL? = nil) throws {
+        var environment = try environment ?? migratedEnvironment()
+        environment["SLEEPLEDGER_SERVER_DATABASE_URL"] = try ConnectionString.settingParameter(
+            "user", to: DatabaseRoles.server, in: environment["DATABASE_URL"] ?? "")
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        self.environment = environment
+        self.spool =
+            spool
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)")
+        self.arguments = arguments
+        process = Process()
+        try launch()
+    }
+
+    /// Starts (again) the process and waits until it listens.
+    func launch() throws {
+        process = Process()
+        process.executableURL = builtProductsDirectory().appendingPathComponent("sleepledger")
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--spool", spool.path] + arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        log.reset()
+        errors.fileHandleForReading.readabilityHandler = { [log] handle in
+            let data = handle.availableData
+            if !data.isEmpty { log.append(String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline {
+            if let match = logText.firstMatch(of: /serving on 127\.0\.0\.1:(\d+)/), let port = Int(match.1) {
+                self.port = port
+                return
+            }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw ServerProcessError(message: "the server did not start: \(logText)")
+    }
+
+    struct ServerProcessError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// What the server wrote to standard error so far.
+    var logText: String { log.value }
+
+    /// Sends `signal` and waits for the process to end (up to 60 s).
+    func stop(_ signal: Int32 = SIGTERM) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+    }
+
+    deinit {
+        stop(SIGKILL)
+        try? FileManager.default.removeItem(at: spool)
+    }
+
+    /// Files in the spool folder.
+    var spoolFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: spool.path))?.sorted() ?? []
+    }
+
+    /// A connection to the test database as its superuser, for assertions.
+    func connection() throws -> Connection { try Connection(conninfo: conninfo) }
+
+    // MARK: Requests
+
+    /// One response.
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+
+        /// The body as JSON.
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+        /// The `import` object of an import response.
+        var importObject: [String: Any] { json["import"] as? [String: Any] ?? [:] }
+        /// The `error.code` of an error response.
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    }
+
+    /// Runs curl against the server; `arguments` come before the URL.
+    func curl(_ path: String, _ arguments: [String] = [], token: String? = nil) throws -> Response {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var all = ["-s", "-S", "-D", "-", "--max-time", "120"]
+        if let token { all += ["-H", "Authorization: Bearer \(token)"] }
+        process.arguments = all + arguments + ["http://127.0.0.1:\(port)\(path)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Self.parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Parses `HTTP/1.1 200 OK\r\nName: value\r\n\r\nbody`, skipping interim 100 responses.
+    static func parse(_ text: String) -> Response {
+        var rest = Substring(text)
+        while true {
+            guard let end = rest.range(of: "\r\n\r\n") else { return Response(status: 0, headers: [:], body: "") }
+            let head = rest[..<end.lowerBound]
+            rest = rest[end.upperBound...]
+            let lines = head.components(separatedBy: "\r\n")
+            let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+            if status == 100 { continue }
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                    .trimmingCharacters(in: .whitespaces)
+            }
+            return Response(status: status, headers: headers, body: String(rest))
+        }
+    }
+
+    /// Sends raw bytes over a new TCP connection and returns what comes back until the
+    /// server closes it or `timeout` seconds pass. A request whose body is shorter than
+    /// it declares is a client that stalls; `rest` is sent after `between` ran.
+    func raw(
+        _ bytes: [UInt8], timeout: Double = 10, then rest: [UInt8] = [], between: () -> Void = {}
+    ) throws -> String {
+        try Self.rawRequest(bytes, port: port, timeout: timeout, then: rest, between: between)
+    }
+
+    /// ``raw(_:timeout:then:between:)`` against any port.
+    static func rawRequest(
+        _ bytes: [UInt8], port: Int, timeout: Double = 10, then rest: [UInt8] = [], between: () -> Void = {}
+    ) throws -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ServerProcessError(message: "socket failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw ServerProcessError(message: "connect failed") }
+        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if !rest.isEmpty {
+            between()
+            _ = rest.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
