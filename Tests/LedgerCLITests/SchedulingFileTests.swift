@@ -74,6 +74,19 @@ struct SchedulingFileTests {
         #expect(timer.contains("WantedBy=timers.target"))
     }
 
+    @Test("the server unit is hardened like the rollup's, stops with SIGTERM and restarts on failure")
+    func serverUnitSettings() throws {
+        let service = try Self.file("deploy/systemd/sleepledger-server.service")
+        for setting in [
+            "Type=simple", "User=sleepledger", "NoNewPrivileges=yes", "ProtectSystem=strict",
+            "ReadWritePaths=/var/lib/sleepledger", "ProtectHome=yes", "PrivateTmp=yes", "KillSignal=SIGTERM",
+            "Restart=on-failure", "ExecStart=/usr/local/bin/sleepledger serve --spool /var/lib/sleepledger/spool",
+            "CapabilityBoundingSet=", "UMask=0077",
+        ] {
+            #expect(service.split(separator: "\n").contains { $0 == setting }, "missing \(setting)")
+        }
+    }
+
     @Test(
         "systemd-analyze verify accepts the units",
         .enabled(
@@ -86,10 +99,11 @@ struct SchedulingFileTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         // verify checks that ExecStart exists: point it at the built executable.
         let built = builtProductsDirectory().appendingPathComponent("sleepledger").path
-        let service = try Self.file("deploy/systemd/sleepledger-rollup.service")
-            .replacingOccurrences(of: "/usr/local/bin/sleepledger", with: built)
-        try service.write(
-            to: folder.appendingPathComponent("sleepledger-rollup.service"), atomically: true, encoding: .utf8)
+        for unit in ["sleepledger-rollup.service", "sleepledger-server.service"] {
+            let service = try Self.file("deploy/systemd/" + unit)
+                .replacingOccurrences(of: "/usr/local/bin/sleepledger", with: built)
+            try service.write(to: folder.appendingPathComponent(unit), atomically: true, encoding: .utf8)
+        }
         try Self.file("deploy/systemd/sleepledger-rollup.timer").write(
             to: folder.appendingPathComponent("sleepledger-rollup.timer"), atomically: true, encoding: .utf8)
         let process = Process()
@@ -97,6 +111,7 @@ struct SchedulingFileTests {
         process.arguments = [
             "verify", "--man=no", folder.appendingPathComponent("sleepledger-rollup.service").path,
             folder.appendingPathComponent("sleepledger-rollup.timer").path,
+            folder.appendingPathComponent("sleepledger-server.service").path,
         ]
         let errors = Pipe()
         process.standardError = errors

@@ -176,6 +176,37 @@ struct ServerTests {
         #expect(stalling.logText.contains("aborted"))
     }
 
+    @Test(
+        "X-Forwarded-For is believed only from the trusted proxy; the per-client limit then counts forwarded addresses")
+    func trustedProxy() throws {
+        let direct = try ServerProcess(["--workers", "0"])
+        _ = try direct.curl("/healthz", ["-H", "X-Forwarded-For: 203.0.113.7"])
+        direct.stop()
+        #expect(direct.logText.contains("127.0.0.1 \"GET /healthz\" 200"))
+        #expect(!direct.logText.contains("203.0.113.7"))
+
+        let proxied = try ServerProcess(
+            ["--workers", "0", "--trusted-proxy", "127.0.0.1", "--max-per-client", "1", "--idle-timeout", "5"],
+            environment: direct.environment)
+        let token = try Self.user("anna", proxied)
+        // One client behind the proxy holds a connection with a stalled upload...
+        let port = proxied.port
+        let stalled =
+            "POST /api/v1/imports HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.1\r\n"
+            + "Authorization: Bearer \(token)\r\nContent-Type: text/csv\r\nContent-Length: 1000\r\n\r\nsource"
+        let holder = Thread { _ = try? ServerProcess.rawRequest(Array(stalled.utf8), port: port, timeout: 4) }
+        holder.start()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !proxied.spoolFiles.contains(where: { $0.hasPrefix("incoming-") }), Date() < deadline { usleep(10_000) }
+        // ...so its second request is refused, while another client behind the proxy is served.
+        let same = try proxied.curl("/healthz", ["-H", "X-Forwarded-For: 198.51.100.1"])
+        let other = try proxied.curl("/healthz", ["-H", "X-Forwarded-For: 198.51.100.2"])
+        #expect(same.status == 429 && same.headers["retry-after"] != nil)
+        #expect(other.status == 200)
+        proxied.stop()
+        #expect(proxied.logText.contains("198.51.100.2 \"GET /healthz\" 200"))
+    }
+
     @Test("two users never see each other's imports: another's id answers 404 like a missing one")
     func isolation() throws {
         let server = try ServerProcess(["--workers", "0"])
