@@ -178,9 +178,11 @@ struct AdminUsersCommand: AdminCommand {
                 case .found(let summary) = try context.results.summary(for: overview.user, horizon: .weekly, asOf: asOf)
             {
                 // The latest stored night among those the weekly summary read.
-                let nights = try context.results.nights(
-                    for: overview.user, from: LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first,
-                    through: asOf)
+                // The week before an as-of day early in 1900 starts before the supported
+                // dates, where no night is stored.
+                let first = max(
+                    LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first, LocalDate.supportedRange.lowerBound)
+                let nights = try context.results.nights(for: overview.user, from: first, through: asOf)
                 row.asOf = asOf
                 row.debtSeconds = summary.debt.debtSeconds
                 row.severity = summary.debt.severity
