@@ -9,6 +9,7 @@ packages=(
   libpq-dev postgresql        # PostgreSQL client library and server (embedded default, tests)
   libarchive-dev              # zip reading (importer)
   libssl-dev                  # SHA-256 and secure random (libcrypto)
+  libicu-dev                  # Unicode normalization and case folding of user handles (ICU)
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   "$@"
 )

@@ -9,8 +9,9 @@ import PostgresClient
 ///
 /// ``message`` is log-safe where it comes from a lower layer (database, cluster, store
 /// errors give their log-safe descriptions); messages the services write themselves echo
-/// only what the caller sent (a handle, a file name). ``debugDetail`` holds everything a
-/// lower layer knew, values included, for an operator who asked for it.
+/// only what the caller sent (a handle, a file name), with control characters escaped
+/// (``MessageText``) so a message stays one line. ``debugDetail`` holds everything a lower
+/// layer knew, values included, for an operator who asked for it.
 public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What kind of failure this is.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -68,15 +69,19 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             case .notFound: kind = .notFound
             case .schemaTooNew, .schemaPending: kind = .unavailable
             case .invalidValue: kind = .invalidInput
+            // Stored rows break a rule a migration adds (0007: handles that became one):
+            // the data needs an operator's fix, not the program.
+            case .migrationFailed where error.sqlState?.hasPrefix("23") == true: kind = .invalidInput
             default: kind = .internalFailure
             }
-            self.init(kind, error.description)
+            self.init(kind, error.description, debugDetail: error.debugDetail)
         case let error as ClusterError:
             self.init(.unavailable, error.description)
         case ImportError.badFile(let file, let line, let reason):
+            let (file, reason) = (MessageText.escaped(file), MessageText.escaped(reason))
             self.init(.refusedInput, line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)")
         case ImportError.io(let file, let reason):
-            self.init(.unreadableInput, "cannot read \(file): \(reason)")
+            self.init(.unreadableInput, "cannot read \(MessageText.escaped(file)): \(MessageText.escaped(reason))")
         default:
             self.init(.internalFailure, "internal error: \(error)")
         }
