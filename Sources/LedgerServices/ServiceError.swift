@@ -16,7 +16,9 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
     /// What kind of failure this is.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The request's own values are not acceptable (a malformed handle, an unknown
-        /// zone, a target below the minimum, a value the database refused).
+        /// zone, a target below the minimum, a date outside the supported range, a value
+        /// the database refused), or stored rows break a rule a migration adds (handles
+        /// that became one under migration 0007).
         case invalidInput
         /// What the request names does not exist (an unknown user).
         case notFound
