@@ -19,6 +19,9 @@ let package = Package(
 
         // Glibc's posix_spawn extensions and wait-status macros for Swift (a tiny C shim).
         .target(name: "CProcessShims"),
+        // ICU's case folding and normalization behind plain C types (libicu-dev; Foundation's
+        // own ICU declares the same type names, so ICU's headers stay inside the C file).
+        .target(name: "CICU", linkerSettings: [.linkedLibrary("icuuc")]),
 
         // Pure sleep math: no I/O, no clock.
         .target(name: "SleepCore"),
@@ -35,8 +38,9 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         // The private cluster of the embedded default (initdb, pg_ctl) and its OS helpers.
         .target(name: "EmbeddedPostgres", dependencies: ["PostgresClient", "CProcessShims"]),
-        // Repositories and migrations: SleepLedger's tables on top of the client.
-        .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore"]),
+        // Repositories and migrations: SleepLedger's tables on top of the client (ICU for
+        // the handle keys).
+        .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore", "CICU"]),
         // The use cases every front end calls: import, rollup, users, summaries.
         .target(
             name: "LedgerServices",
@@ -105,6 +109,7 @@ let package = Package(
             dependencies: [
                 "LedgerCLI", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
+                "make-export",
             ],
             exclude: ["Golden"]
         ),
@@ -112,7 +117,7 @@ let package = Package(
 )
 
 // Strict compiler for every Swift target (swift-log's Package.swift does the same).
-for target in package.targets where target.type != .system && target.name != "CProcessShims" {
+for target in package.targets where target.type != .system && !["CProcessShims", "CICU"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

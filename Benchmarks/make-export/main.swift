@@ -21,15 +21,20 @@ struct Arguments {
     var lastWakeDay: LocalDate?
 }
 
-func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(
-        Data(
-            """
-            make-export: \(message)
-            usage: make-export --size 500MB [--seed 1] [--format zip|xml|csv] [--doctype apple|iOS16Malformed|none] [--until YYYY-MM-DD] --output PATH
-                   make-export --read PATH   (times HealthImport reading PATH)
+let usageText = """
+    usage: make-export --size 500MB [--seed 1] [--format zip|xml|csv] [--doctype apple|iOS16Malformed|none] [--until YYYY-MM-DD] --output PATH
+           make-export --read PATH   (times HealthImport reading PATH)
+           make-export --help
 
-            """.utf8))
+    Writes a realistic, seeded Apple Health export (--size is the size of export.xml; the
+    zip is about 15 times smaller; --until is the last night's wake day, 1900-01-01 through
+    2199-12-31), or times HealthImport reading one back.
+
+    """
+
+/// A usage error: the message and the usage on standard error, exit 64.
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("make-export: \(message)\n\(usageText)".utf8))
     exit(64)
 }
 
@@ -46,6 +51,10 @@ func parseArguments() -> Arguments {
     var arguments = Arguments()
     var rest = CommandLine.arguments.dropFirst()
     while let flag = rest.popFirst() {
+        if flag == "--help" || flag == "-h" {
+            FileHandle.standardOutput.write(Data(usageText.utf8))
+            exit(0)
+        }
         guard let value = rest.popFirst() else { usage("\(flag) needs a value") }
         switch flag {
         case "--size":
@@ -63,7 +72,9 @@ func parseArguments() -> Arguments {
             arguments.doctype = style
         case "--read": arguments.readPath = value
         case "--until":
-            guard let day = LocalDate(value) else { usage("bad date \(value), expected YYYY-MM-DD") }
+            guard let day = LocalDate(value), day.isSupported else {
+                usage("bad date \(value), expected YYYY-MM-DD from \(LocalDate.supportedRangeText)")
+            }
             arguments.lastWakeDay = day
         default: usage("unknown flag \(flag)")
         }

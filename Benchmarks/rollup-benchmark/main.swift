@@ -176,9 +176,12 @@ func main() throws {
     let generator = SleepStreamGenerator(seed: settings.seed)
     let lastEvening = settings.firstEvening.adding(days: settings.days - 1)
     let loadStart = clock.now
+    // Lower-case ASCII handles are their own keys (UserHandle.key).
     try connection.execute(
-        "INSERT INTO users (handle, time_zone) SELECT 'user' || n, 'Europe/Berlin' FROM generate_series(1, $1) n",
-        [.int(settings.users)])
+        """
+        INSERT INTO users (handle, handle_key, time_zone)
+        SELECT 'user' || n, 'user' || n, 'Europe/Berlin' FROM generate_series(1, $1) n
+        """, [.int(settings.users)])
     try connection.execute("INSERT INTO rollup_state (user_id) SELECT id FROM users")
     let ids = try connection.execute("SELECT id FROM users ORDER BY id").rows.compactMap { try $0.int64(0) }
     var loaded = 0

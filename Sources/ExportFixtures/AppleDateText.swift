@@ -31,8 +31,19 @@ public enum AppleDateText {
         return (date.year, date.month, date.day)
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    /// `YYYY-MM-DD` of the UTC day holding an instant (an `ActivitySummary`'s
+    /// `dateComponents`).
+    public static func formatDay(_ secondsSince1970: Int64) -> String {
+        let days =
+            secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
+        let (year, month, day) = civilDate(daysSince1970: days)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    /// `value` with zeros before its digits up to `width` digits, after the sign if negative.
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value.magnitude)
+        let digits = text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        return value < 0 ? "-" + digits : digits
     }
 }

@@ -98,8 +98,7 @@ struct FillerRecords {
             return
                 "  <Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" duration=\"\(minutes)\" durationUnit=\"min\" sourceName=\"\(watch)\" sourceVersion=\"10.2\" device=\"\(Self.watchDevice(random: &random))\" creationDate=\"\(date(instant + Int64(minutes) * 60))\" startDate=\"\(date(instant))\" endDate=\"\(date(instant + Int64(minutes) * 60))\">\n   <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Amsterdam\"/>\n   <MetadataEntry key=\"HKWeatherTemperature\" value=\"56 degF\"/>\n   <WorkoutEvent type=\"HKWorkoutEventTypeSegment\" date=\"\(date(instant))\" duration=\"5\" durationUnit=\"min\"/>\n   <WorkoutStatistics type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"\(date(instant))\" endDate=\"\(date(instant + Int64(minutes) * 60))\" average=\"141\" minimum=\"98\" maximum=\"171\" unit=\"count/min\"/>\n  </Workout>\n"
         default:
-            let (year, month, day) = AppleDateText.civilDate(daysSince1970: instant / 86_400)
-            let dateComponents = "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+            let dateComponents = AppleDateText.formatDay(instant)
             return
                 "  <ActivitySummary dateComponents=\"\(dateComponents)\" activeEnergyBurned=\"\(Int.random(in: 100...900, using: &random))\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"kcal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"\(Int.random(in: 0...90, using: &random))\" appleExerciseTimeGoal=\"30\" appleStandHours=\"\(Int.random(in: 2...16, using: &random))\" appleStandHoursGoal=\"12\"/>\n"
         }

@@ -19,8 +19,9 @@ struct SleepRecordFields: Sendable, Hashable {
     ///
     /// `value` is looked up with ``SleepStage/init(healthKitValue:)``; the short forms
     /// without the `HKCategoryValueSleepAnalysis` prefix (`InBed`, `AsleepCore`...) are
-    /// accepted too. Start and end round to the nearest second; the printed offset of
-    /// the start date becomes ``SleepSample/printedUTCOffset``.
+    /// accepted too. Start and end round to the nearest second and must lie within
+    /// `LocalDate.supportedInstants` (1900 through 2199, UTC); the printed offset of the
+    /// start date becomes ``SleepSample/printedUTCOffset``.
     func sample() -> Result<SleepSample, RecordRejection> {
         guard let sourceName else { return .failure(RecordRejection("missing sourceName")) }
         guard let startDate else { return .failure(RecordRejection("missing startDate")) }
@@ -38,6 +39,12 @@ struct SleepRecordFields: Sendable, Hashable {
         guard let end = HealthTimestamp(parsing: endDate) else {
             return .failure(RecordRejection("unreadable endDate \"\(endDate)\""))
         }
+        guard LocalDate.supportedInstants.contains(start.secondsSince1970) else {
+            return .failure(Self.outsideSupportedDates("startDate", startDate))
+        }
+        guard LocalDate.supportedInstants.contains(end.secondsSince1970) else {
+            return .failure(Self.outsideSupportedDates("endDate", endDate))
+        }
         guard end.secondsSince1970 > start.secondsSince1970 else {
             return .failure(RecordRejection("endDate \(endDate) is not after startDate \(startDate)"))
         }
@@ -46,5 +53,9 @@ struct SleepRecordFields: Sendable, Hashable {
             SleepSample(
                 source: sourceName, start: start.secondsSince1970, end: end.secondsSince1970, stage: stage,
                 timeZoneIdentifier: zone, printedUTCOffset: start.utcOffsetSeconds))
+    }
+
+    private static func outsideSupportedDates(_ name: String, _ text: String) -> RecordRejection {
+        RecordRejection("\(name) \(text) is outside the supported dates \(LocalDate.supportedRangeText)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerServices
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -62,8 +63,9 @@ struct AdminChartCommand: AdminCommand {
         do {
             try Data(svg.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
-            throw CLIError(.noInput, "cannot write \(output): \(error.localizedDescription)")
+            throw CLIError(.noInput, "cannot write \(MessageText.escaped(output)): \(error.localizedDescription)")
         }
-        context.console.print("Wrote the \(horizon.rawValue) \(kind.rawValue) chart of \(user.handle) to \(output)")
+        context.console.print(
+            "Wrote the \(horizon.rawValue) \(kind.rawValue) chart of \(user.handle) to \(MessageText.escaped(output))")
     }
 }

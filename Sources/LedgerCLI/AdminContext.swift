@@ -71,13 +71,9 @@ struct AdminContext {
         return horizon
     }
 
-    /// A `YYYY-MM-DD` option, if given.
+    /// A `YYYY-MM-DD` option, if given, within the supported dates (``Arguments/date(_:usage:)``).
     static func date(_ arguments: Arguments, _ name: String, usage: String) throws -> LocalDate? {
-        guard let text = arguments.value(name) else { return nil }
-        guard let date = LocalDate(text) else {
-            throw CLIError.usage("--\(name) must be a date YYYY-MM-DD, not '\(text)'", help: usage)
-        }
-        return date
+        try arguments.date(name, usage: usage)
     }
 
     /// The single HANDLE positional.

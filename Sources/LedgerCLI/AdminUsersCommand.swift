@@ -178,9 +178,11 @@ struct AdminUsersCommand: AdminCommand {
                 case .found(let summary) = try context.results.summary(for: overview.user, horizon: .weekly, asOf: asOf)
             {
                 // The latest stored night among those the weekly summary read.
-                let nights = try context.results.nights(
-                    for: overview.user, from: LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first,
-                    through: asOf)
+                // The week before an as-of day early in 1900 starts before the supported
+                // dates, where no night is stored.
+                let first = max(
+                    LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first, LocalDate.supportedRange.lowerBound)
+                let nights = try context.results.nights(for: overview.user, from: first, through: asOf)
                 row.asOf = asOf
                 row.debtSeconds = summary.debt.debtSeconds
                 row.severity = summary.debt.severity
@@ -194,28 +196,29 @@ struct AdminUsersCommand: AdminCommand {
         return row
     }
 
-    /// Rows in the chosen order; ties and missing values fall back to handle order.
+    /// Rows in the chosen order; ties and missing values fall back to handle order, the
+    /// order the overviews come in (by handle key: letter case and accent encoding do not
+    /// matter, docs/operations.md "Handles").
     func sorted(_ rows: [Row]) -> [Row] {
-        func handleOrder(_ a: Row, _ b: Row) -> Bool { a.handle.lowercased() < b.handle.lowercased() }
+        let indexed = Array(rows.enumerated())
+        func by(_ isBefore: (Row, Row) -> Bool?) -> [Row] {
+            indexed.sorted { a, b in isBefore(a.element, b.element) ?? (a.offset < b.offset) }.map(\.element)
+        }
+        /// `nil` when equal, so handle order decides.
+        func order<Value: Comparable>(_ x: Value, _ y: Value, _ isBefore: (Value, Value) -> Bool) -> Bool? {
+            x == y ? nil : isBefore(x, y)
+        }
         switch sort {
         case .handle:
-            return rows.sorted(by: handleOrder)
+            return rows
         case .debt:
-            return rows.sorted { a, b in
-                let (x, y) = (a.debtSeconds ?? -1, b.debtSeconds ?? -1)
-                return x != y ? x > y : handleOrder(a, b)
-            }
+            return by { a, b in order(a.debtSeconds ?? -1, b.debtSeconds ?? -1, >) }
         case .score:
-            return rows.sorted { a, b in
-                let (x, y) = (a.score ?? 101, b.score ?? 101)
-                return x != y ? x < y : handleOrder(a, b)
-            }
+            return by { a, b in order(a.score ?? 101, b.score ?? 101, <) }
         case .lastNight:
-            return rows.sorted { a, b in
-                let (x, y) = (
-                    a.lastNightWakeDay?.daysSinceEpoch ?? Int.min, b.lastNightWakeDay?.daysSinceEpoch ?? Int.min
-                )
-                return x != y ? x < y : handleOrder(a, b)
+            return by { a, b in
+                order(
+                    a.lastNightWakeDay?.daysSinceEpoch ?? Int.min, b.lastNightWakeDay?.daysSinceEpoch ?? Int.min, <)
             }
         }
     }

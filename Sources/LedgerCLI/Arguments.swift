@@ -1,3 +1,5 @@
+import SleepCore
+
 /// A small hand-written argument parser: positionals, `--name value`, `--name=value` and
 /// boolean `--flag`s, validated against what a command declares.
 public struct Arguments: Sendable {
@@ -70,4 +72,16 @@ public struct Arguments: Sendable {
 
     /// Whether a flag was given.
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// A `YYYY-MM-DD` option, if given: a usage error (exit 64) naming the supported
+    /// range when it is malformed or outside `LocalDate.supportedRange`.
+    func date(_ name: String, usage: String) throws(CLIError) -> LocalDate? {
+        guard let text = value(name) else { return nil }
+        guard let date = LocalDate(text), date.isSupported else {
+            throw .usage(
+                "--\(name) must be a date YYYY-MM-DD from \(LocalDate.supportedRangeText), not '\(text)'",
+                help: usage)
+        }
+        return date
+    }
 }

@@ -41,9 +41,11 @@ enum ImportCommand {
         for file in files where file != "-" {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-                throw CLIError.notFound("cannot read \(file): no such file")
+                throw CLIError.notFound("cannot read \(MessageText.escaped(file)): no such file")
             }
-            if isDirectory.boolValue { throw CLIError.notFound("cannot read \(file): is a directory") }
+            if isDirectory.boolValue {
+                throw CLIError.notFound("cannot read \(MessageText.escaped(file)): is a directory")
+            }
         }
         let options = ImportRunOptions(
             isDryRun: arguments.has("dry-run"), isStrict: arguments.has("strict"), isQuiet: arguments.has("quiet"))
@@ -74,7 +76,7 @@ enum ImportCommand {
             }
         }
         guard let first = failures.first else { return }
-        for failure in failures.dropLast() { console.note("sleepledger: \(failure.message)") }
+        for failure in failures.dropLast() { console.note("sleepledger: \(MessageText.escaped(failure.message))") }
         throw CLIError(first.exitCode, failures.last?.message ?? first.message)
     }
 

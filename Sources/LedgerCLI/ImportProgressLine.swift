@@ -1,5 +1,6 @@
 import Foundation
 import HealthImport
+import LedgerServices
 
 /// The progress line of `sleepledger import` on standard error: input bytes done of the
 /// total when known, throughput, sleep samples found and the time left. Redrawn in place
@@ -19,7 +20,7 @@ final class ImportProgressLine {
     init(console: Console, isEnabled: Bool, name: String) {
         self.console = console
         self.isEnabled = isEnabled
-        self.name = name
+        self.name = MessageText.escaped(name)
         started = clock.now
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HealthImport
+import LedgerServices
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -94,8 +95,8 @@ struct ImportSummary: Encodable {
     /// The text form: a headline, then one fact per line.
     var text: String {
         var lines: [String] = []
-        var identity = "\(file): \(kind)"
-        if let entry { identity += " (\(entry))" }
+        var identity = "\(MessageText.escaped(file)): \(kind)"
+        if let entry { identity += " (\(MessageText.escaped(entry)))" }
         identity += ", \(sizeBytes) bytes, sha256 \(sha256)"
         lines.append((dryRun ? "dry run, nothing written: " : "") + identity)
         func row(_ label: String, _ value: String) {
@@ -113,9 +114,11 @@ struct ImportSummary: Encodable {
         if let earliestStart, let latestEnd { row("samples span", "\(earliestStart) to \(latestEnd)") }
         if let dirtyFrom { row("rollups dirty from", dirtyFrom) }
         row("took", String(format: "%.2f s", seconds))
-        for warning in warnings { lines.append("  warning: \(warning)") }
+        for warning in warnings { lines.append("  warning: \(MessageText.escaped(warning))") }
         for diagnostic in diagnostics.prefix(Self.diagnosticsShown) {
-            lines.append("  \(diagnostic.file):\(diagnostic.line): \(diagnostic.reason)")
+            lines.append(
+                "  \(MessageText.escaped(diagnostic.file)):\(diagnostic.line): \(MessageText.escaped(diagnostic.reason))"
+            )
         }
         let more = rejected - min(rejected, min(diagnostics.count, Self.diagnosticsShown))
         if more > 0 { lines.append("  and \(more) more rejected record\(more == 1 ? "" : "s")") }

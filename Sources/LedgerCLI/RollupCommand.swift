@@ -14,7 +14,8 @@ enum RollupCommand {
           --user HANDLE       Only this user (default: every user that needs work)
           --all               Rebuild every selected user from all samples (default:
                               incremental: changed users, moved as-of days, changed goals)
-          --as-of DAY         The as-of day for everyone (default: each user's local today)
+          --as-of DAY         The as-of day for everyone (default: each user's local today),
+                              from 1900-01-01 through 2199-12-31
           --workers N         Parallel database connections (default: number of cores)
           --format text|json  The run report: one line (text) or a JSON document
 
@@ -34,12 +35,7 @@ enum RollupCommand {
         var settings = RollupSettings(
             handle: arguments.value("user"), isFullRebuild: arguments.has("all"),
             workers: ProcessInfo.processInfo.activeProcessorCount)
-        if let text = arguments.value("as-of") {
-            guard let day = LocalDate(text) else {
-                throw CLIError.usage("--as-of must be a date YYYY-MM-DD, not '\(text)'", help: usage)
-            }
-            settings.asOf = day
-        }
+        settings.asOf = try arguments.date("as-of", usage: usage)
         if let text = arguments.value("workers") {
             guard let workers = Int(text), (1...256).contains(workers) else {
                 throw CLIError.usage("--workers must be a whole number from 1 to 256, not '\(text)'", help: usage)

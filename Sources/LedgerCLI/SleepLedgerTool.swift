@@ -47,7 +47,7 @@ public enum SleepLedgerTool {
         } catch {
             let code = report(error, program: program, console: console)
             if Configuration.showsDebugDetail(environment), let detail = (error as? ServiceError)?.debugDetail {
-                console.note("\(program): debug: " + oneLine(detail))
+                console.note("\(program): debug: " + MessageText.escaped(oneLine(detail)))
             }
             return code
         }
@@ -91,15 +91,19 @@ public enum SleepLedgerTool {
             .filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    /// Prints an error the way every SleepLedger tool does and returns its exit code.
+    /// Prints an error the way every SleepLedger tool does, on one line, and returns its
+    /// exit code. Line breaks in the server's messages become spaces; a control character
+    /// anywhere else (a newline in a file name or handle, an escape sequence) is written
+    /// as an escape such as `\n` (``MessageText/escaped(_:)``), so one error is always
+    /// one line and never drives the terminal.
     static func report(_ error: any Error, program: String = "sleepledger", console: Console) -> ExitCode {
         let failure: CLIError
         switch error {
         case let error as CLIError: failure = error
         case let error as ServiceError: failure = CLIError(ExitCode(error.kind), oneLine(error.message))
-        default: failure = CLIError(.internalError, "internal error: \(error)")
+        default: failure = CLIError(.internalError, oneLine("internal error: \(error)"))
         }
-        console.note("\(program): \(failure.message)")
+        console.note("\(program): \(MessageText.escaped(failure.message))")
         if let help = failure.help { console.note("\n" + help) }
         return failure.exitCode
     }

@@ -13,17 +13,20 @@ enum UserCommand {
                                Create a user (IANA zone such as Europe/Berlin)
           list [--format text|json|csv]
                                List users
-          set HANDLE [--time-zone ZONE] [--target D] [--minimum D]
-                               Change settings; marks the user's summaries stale
+          set HANDLE [--handle NEW] [--time-zone ZONE] [--target D] [--minimum D]
+                               Rename the user, or change settings (which marks the
+                               user's summaries stale)
           remove HANDLE --yes  Delete the user and all of their data
 
+        A handle is 1-64 letters, digits, '.', '_', '-' or '@'; handles are unique
+        regardless of letter case and accent encoding (Åsa and åsa are one user).
         Durations are written like 8h, 7h30m, 450m or 7.5h. Target sleep drives debt;
-        minimum acceptable drives compliance. The target may not be below the minimum.
+        minimum acceptable drives compliance: 0 < minimum <= target <= 24h.
         """
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
         let arguments = try Arguments(
-            words, options: ["time-zone", "target", "minimum", "format"], flags: ["yes"], usage: usage)
+            words, options: ["handle", "time-zone", "target", "minimum", "format"], flags: ["yes"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard let action = arguments.positionals.first else {
             throw CLIError.usage("user needs an action: add, list, set or remove", help: usage)
@@ -33,6 +36,9 @@ enum UserCommand {
         switch action {
         case "add":
             let handle = try singleHandle(handles)
+            guard arguments.value("handle") == nil else {
+                throw CLIError.usage("user add takes the handle as its argument, not --handle", help: usage)
+            }
             guard let zone = arguments.value("time-zone") else {
                 throw CLIError.usage("user add needs --time-zone (an IANA zone such as Europe/Berlin)", help: usage)
             }
@@ -57,38 +63,43 @@ enum UserCommand {
             try printUsers(try UserService(session: session).list(), format: format, console: console)
         case "set":
             let handle = try singleHandle(handles)
+            let newHandle = arguments.value("handle")
             let zone = arguments.value("time-zone")
             let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
             let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
-            if let zone { try UserService.validate(timeZone: zone) }
-            guard zone != nil || target != nil || minimum != nil else {
-                throw CLIError.usage("user set needs --time-zone, --target or --minimum", help: usage)
+            guard newHandle != nil || zone != nil || target != nil || minimum != nil else {
+                throw CLIError.usage("user set needs --handle, --time-zone, --target or --minimum", help: usage)
             }
+            if let newHandle { try UserService.validate(handle: newHandle) }
+            if let zone { try UserService.validate(timeZone: zone) }
             let session = try database.open(access: .writes)
             defer { session.close() }
             let updated = try UserService(session: session).update(
-                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum)
+                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum, newHandle: newHandle)
             console.print("updated \(describe(updated))")
         case "remove":
             let handle = try singleHandle(handles)
             guard arguments.has("yes") else {
                 throw CLIError.usage(
-                    "user remove deletes '\(handle)' and all of their sleep data; repeat with --yes to confirm")
+                    "user remove deletes \(MessageText.quoted(handle)) and all of their sleep data; repeat with --yes to confirm"
+                )
             }
             let session = try database.open(access: .writes)
             defer { session.close() }
             try UserService(session: session).remove(handle: handle)
-            console.print("removed \(handle) and all of their data")
+            console.print("removed \(MessageText.escaped(handle)) and all of their data")
         default:
-            throw CLIError.usage("unknown user action '\(action)'", help: usage)
+            throw CLIError.usage("unknown user action \(MessageText.quoted(action))", help: usage)
         }
     }
 
-    /// A duration option as seconds (`8h`, `7h30m`, `450m`); `nil` when not given.
+    /// A duration option as seconds (`8h`, `7h30m`, `450m`); `nil` when not given. The
+    /// goals' limits (at most 24h) are the service's to check.
     static func duration(_ text: String?, option: String, example: String) throws(CLIError) -> Int64? {
         guard let text else { return nil }
         guard let seconds = SleepDuration.parse(text), seconds > 0 else {
-            throw .badInput("malformed duration '\(text)' for --\(option); write it like \(example)")
+            throw .badInput(
+                "malformed duration \(MessageText.quoted(text)) for --\(option); write it like \(example), at most 24h")
         }
         return seconds
     }

@@ -147,8 +147,9 @@ public struct ImportService {
     static func checkStrict(_ report: ReadReport, options: Options, name: String) throws(ServiceError) {
         guard options.isStrict, report.rejected > 0 else { return }
         var message =
-            "\(name): --strict: \(report.rejected) record\(report.rejected == 1 ? "" : "s") rejected, nothing imported"
-        if let first = report.diagnostics.first { message += "; first: \(first)" }
+            "\(MessageText.escaped(name)): --strict: \(report.rejected) record\(report.rejected == 1 ? "" : "s") "
+            + "rejected, nothing imported"
+        if let first = report.diagnostics.first { message += "; first: \(MessageText.escaped(first.description))" }
         throw ServiceError(.refusedInput, message)
     }
 

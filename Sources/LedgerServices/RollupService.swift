@@ -67,11 +67,13 @@ public struct RollupService: Sendable {
     }
 
     /// Runs the rollup with `now` (epoch seconds) as the current instant and returns what
-    /// it did. Throws only when the work list cannot be made (no database, an unknown
-    /// handle: ``ServiceError/Kind/notFound``); a failing user is recorded in the report
-    /// instead.
+    /// it did. Throws only when the settings are refused (an as-of day outside
+    /// `LocalDate.supportedRange`: ``ServiceError/Kind/invalidInput``) or the work list
+    /// cannot be made (no database, an unknown handle: ``ServiceError/Kind/notFound``); a
+    /// failing user is recorded in the report instead.
     @discardableResult
     public func run(now: Int64, stop: RollupStopSignal = RollupStopSignal()) throws(ServiceError) -> RollupReport {
+        try SupportedDates.check(settings.asOf, "the as-of day")
         let candidates = try ServiceError.wrapping { try workList(now: now) }
         var report = RollupReport()
         report.usersSelected = candidates.count

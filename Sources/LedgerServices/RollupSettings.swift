@@ -12,7 +12,8 @@ public struct RollupSettings: Sendable, Hashable {
     /// summaries, whether or not anything changed (`--all`). Default `false`: incremental.
     public var isFullRebuild: Bool
     /// The as-of day for every user (`--as-of`); `nil` (default) means each user's local
-    /// today, the date of the run's `now` in the user's zone.
+    /// today, the date of the run's `now` in the user's zone. A day outside
+    /// `LocalDate.supportedRange` makes the run refuse to start.
     public var asOf: LocalDate?
     /// Parallel workers, each with its own database connection. Default 1; the CLI's
     /// default is the number of cores. Values below 1 count as 1.

@@ -9,13 +9,16 @@ import PostgresClient
 ///
 /// ``message`` is log-safe where it comes from a lower layer (database, cluster, store
 /// errors give their log-safe descriptions); messages the services write themselves echo
-/// only what the caller sent (a handle, a file name). ``debugDetail`` holds everything a
-/// lower layer knew, values included, for an operator who asked for it.
+/// only what the caller sent (a handle, a file name), with control characters escaped
+/// (``MessageText``) so a message stays one line. ``debugDetail`` holds everything a lower
+/// layer knew, values included, for an operator who asked for it.
 public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What kind of failure this is.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The request's own values are not acceptable (a malformed handle, an unknown
-        /// zone, a target below the minimum, a value the database refused).
+        /// zone, a target below the minimum, a date outside the supported range, a value
+        /// the database refused), or stored rows break a rule a migration adds (handles
+        /// that became one under migration 0007).
         case invalidInput
         /// What the request names does not exist (an unknown user).
         case notFound
@@ -76,15 +79,19 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             case .notFound: kind = .notFound
             case .schemaTooNew, .schemaPending: kind = .unavailable
             case .invalidValue: kind = .invalidInput
+            // Stored rows break a rule a migration adds (0007: handles that became one):
+            // the data needs an operator's fix, not the program.
+            case .migrationFailed where error.sqlState?.hasPrefix("23") == true: kind = .invalidInput
             default: kind = .internalFailure
             }
-            self.init(kind, error.description)
+            self.init(kind, error.description, debugDetail: error.debugDetail)
         case let error as ClusterError:
             self.init(.unavailable, error.description)
         case ImportError.badFile(let file, let line, let reason):
+            let (file, reason) = (MessageText.escaped(file), MessageText.escaped(reason))
             self.init(.refusedInput, line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)")
         case ImportError.io(let file, let reason):
-            self.init(.unreadableInput, "cannot read \(file): \(reason)")
+            self.init(.unreadableInput, "cannot read \(MessageText.escaped(file)): \(MessageText.escaped(reason))")
         default:
             self.init(.internalFailure, "internal error: \(error)")
         }

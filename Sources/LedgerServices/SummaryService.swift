@@ -41,9 +41,11 @@ public struct SummaryService {
     private var connection: Connection { session.connection }
 
     /// The summary of `horizon` for `user`: with `asOf`, computed now from the stored
-    /// nights (nothing is written); without, as the last rollup stored it.
+    /// nights (nothing is written); without, as the last rollup stored it. An `asOf`
+    /// outside `LocalDate.supportedRange` is refused (``ServiceError/Kind/invalidInput``).
     public func summary(for user: User, horizon: Horizon, asOf: LocalDate?) throws(ServiceError) -> Lookup {
-        try ServiceError.wrapping {
+        try SupportedDates.check(asOf, "the as-of day")
+        return try ServiceError.wrapping {
             let queries = AdminQueries(connection: connection)
             if let asOf {
                 guard try queries.hasNights(userID: user.id) else { return .absent(try absenceReason(of: user)) }
@@ -80,19 +82,25 @@ public struct SummaryService {
     }
 
     /// The user's stored nights waking from `first` through `last` (open when `nil`).
+    /// Days outside `LocalDate.supportedRange` are refused (``ServiceError/Kind/invalidInput``).
     public func nights(for user: User, from first: LocalDate? = nil, through last: LocalDate? = nil)
         throws(ServiceError) -> [Night]
     {
-        try ServiceError.wrapping {
+        try SupportedDates.check(first, "the first wake day")
+        try SupportedDates.check(last, "the last wake day")
+        return try ServiceError.wrapping {
             try NightStore(connection: connection).nights(userID: user.id, from: first, through: last)
         }
     }
 
     /// The user's stored naps waking from `first` through `last` (open when `nil`).
+    /// Days outside `LocalDate.supportedRange` are refused (``ServiceError/Kind/invalidInput``).
     public func naps(for user: User, from first: LocalDate? = nil, through last: LocalDate? = nil)
         throws(ServiceError) -> [Nap]
     {
-        try ServiceError.wrapping {
+        try SupportedDates.check(first, "the first wake day")
+        try SupportedDates.check(last, "the last wake day")
+        return try ServiceError.wrapping {
             try NightStore(connection: connection).naps(userID: user.id, from: first, through: last)
         }
     }

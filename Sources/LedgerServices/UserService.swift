@@ -7,10 +7,13 @@ import SleepReports
 /// The people whose sleep is tracked: adding, listing, changing and removing users, with
 /// the rules a handle, a zone and the goals must follow.
 ///
-/// Rules: a handle is 1-64 letters, digits, `.`, `_`, `-` or `@`, unique in any letter
-/// case; a zone is an IANA name this system knows (or `UTC`); the minimum acceptable
-/// sleep is above zero and the target sleep not below it. A changed zone or goal marks
-/// the user's summaries stale for the next rollup.
+/// Rules: a handle is 1-64 characters (as a person counts them: a letter with its accents
+/// is one), each a letter, digit, `.`, `_`, `-` or `@`, at most 256 bytes in UTF-8; it is
+/// stored in NFC and unique by its key, regardless of letter case and of how its accents
+/// are encoded (`LedgerStore.UserHandle`: `Åsa` and `åsa` are one user, `Straße` and
+/// `STRASSE` too). A zone is an IANA name this system knows (or `UTC`). Goals satisfy
+/// 0 < minimum <= target <= 24 h (the database's `users_goals_check`). A changed zone or
+/// goal marks the user's summaries stale for the next rollup.
 public struct UserService {
     /// The session every call uses.
     public let session: LedgerSession
@@ -36,7 +39,7 @@ public struct UserService {
         do {
             return try store.add(handle: handle, timeZone: timeZone, goals: goals)
         } catch let error as PostgresError where error.kind == .alreadyExists {
-            throw ServiceError(.alreadyExists, "a user with handle '\(handle)' already exists")
+            throw Self.taken(handle)
         } catch {
             throw ServiceError(error)
         }
@@ -47,7 +50,7 @@ public struct UserService {
         try ServiceError.wrapping { try store.list() }
     }
 
-    /// The user with `handle` (any letter case).
+    /// The user with `handle` (any letter case, any encoding of its accents).
     public func user(handle: String) throws(ServiceError) -> User {
         guard let user = try ServiceError.wrapping({ try store.find(handle: handle) }) else {
             throw Self.unknown(handle)
@@ -55,21 +58,28 @@ public struct UserService {
         return user
     }
 
-    /// Changes the user's zone and goals; `nil` keeps a value. Returns the user as stored.
+    /// Changes the user's zone and goals, and with `newHandle` renames the user; `nil`
+    /// keeps a value. Returns the user as stored. A new handle follows the handle rules
+    /// and may not be another user's (``ServiceError/Kind/alreadyExists``); it may differ
+    /// from the current one in letter case only.
     @discardableResult
-    public func update(handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?)
-        throws(ServiceError) -> User
-    {
+    public func update(
+        handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, newHandle: String? = nil
+    ) throws(ServiceError) -> User {
         if let timeZone { try Self.validate(timeZone: timeZone) }
+        if let newHandle { try Self.validate(handle: newHandle) }
         let user = try user(handle: handle)
         let goals = SleepGoals(
             targetSeconds: targetSeconds ?? user.goals.targetSeconds,
             minimumSeconds: minimumSeconds ?? user.goals.minimumSeconds)
         try Self.validate(goals: goals)
         do {
-            return try store.update(handle: handle, timeZone: timeZone ?? user.timeZoneIdentifier, goals: goals)
+            return try store.update(
+                handle: handle, newHandle: newHandle, timeZone: timeZone ?? user.timeZoneIdentifier, goals: goals)
         } catch let error as StoreError where error.kind == .notFound {
             throw Self.unknown(handle)
+        } catch let error as PostgresError where error.kind == .alreadyExists {
+            throw Self.taken(newHandle ?? handle)
         } catch {
             throw ServiceError(error)
         }
@@ -93,17 +103,42 @@ public struct UserService {
     }
 
     static func unknown(_ handle: String) -> ServiceError {
-        ServiceError(.notFound, "no user with handle '\(handle)'")
+        ServiceError(.notFound, "no user with handle \(MessageText.quoted(handle))")
+    }
+
+    static func taken(_ handle: String) -> ServiceError {
+        ServiceError(.alreadyExists, "a user with handle \(MessageText.quoted(handle)) already exists")
     }
 
     // MARK: Rules
 
-    /// Refuses a handle that is not 1-64 letters, digits, `.`, `_`, `-` or `@`.
+    /// The most characters a handle holds.
+    public static let maximumHandleCharacters = 64
+    /// The most bytes a handle holds in UTF-8, NFC (bounds a character's accents).
+    public static let maximumHandleBytes = 256
+
+    /// Refuses a handle that is not 1-64 letters, digits, `.`, `_`, `-` or `@`, counted
+    /// as characters of its NFC form (a letter with its accents is one character, however
+    /// its accents are encoded), or that holds more than 256 bytes in UTF-8.
     public static func validate(handle: String) throws(ServiceError) {
+        // Bounded work: NFC shrinks text to a third of its bytes at most (Hangul jamo), so
+        // a handle over 1 KiB cannot come under 256 bytes and is refused unnormalized.
+        let display =
+            handle.utf8.count <= 4 * maximumHandleBytes
+            ? try ServiceError.wrapping { try UserHandle.displayForm(handle) } : handle
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-@"))
-        guard (1...64).contains(handle.count), handle.unicodeScalars.allSatisfy(allowed.contains) else {
+        guard display.utf8.count <= maximumHandleBytes else {
             throw ServiceError(
-                .invalidInput, "invalid handle '\(handle)': use 1-64 letters, digits, '.', '_', '-' or '@'")
+                .invalidInput,
+                "invalid handle: \(display.utf8.count) bytes in UTF-8; a handle holds at most \(maximumHandleBytes) "
+                    + "(1-\(maximumHandleCharacters) letters, digits, '.', '_', '-' or '@', without piles of accents)")
+        }
+        guard (1...maximumHandleCharacters).contains(display.count), display.unicodeScalars.allSatisfy(allowed.contains)
+        else {
+            throw ServiceError(
+                .invalidInput,
+                "invalid handle \(MessageText.quoted(handle)): use 1-\(maximumHandleCharacters) letters, digits, "
+                    + "'.', '_', '-' or '@'")
         }
     }
 
@@ -111,14 +146,31 @@ public struct UserService {
     public static func validate(timeZone: String) throws(ServiceError) {
         guard knownTimeZones.contains(timeZone) || timeZone == "UTC" else {
             throw ServiceError(
-                .invalidInput, "unknown time zone '\(timeZone)'; use an IANA name such as Europe/Berlin")
+                .invalidInput,
+                "unknown time zone \(MessageText.quoted(timeZone)); use an IANA name such as Europe/Berlin")
         }
     }
 
-    /// Refuses a minimum of zero or less and a target below the minimum.
+    /// The longest target or minimum sleep: a day (the database's `users_goals_check`).
+    public static let maximumGoalSeconds: Int64 = 86_400
+
+    /// Refuses goals outside 0 < minimum <= target <= 24 h, the limits the database
+    /// checks too, saying which limit and what the goals must satisfy.
     public static func validate(goals: SleepGoals) throws(ServiceError) {
+        let limits = "goals must satisfy 0 < minimum <= target <= 24h"
         guard goals.minimumSeconds > 0 else {
             throw ServiceError(.invalidInput, "minimum acceptable sleep must be above zero")
+        }
+        guard goals.minimumSeconds <= maximumGoalSeconds else {
+            throw ServiceError(
+                .invalidInput,
+                "minimum acceptable sleep \(SleepDuration.format(seconds: goals.minimumSeconds)) is longer than a day; "
+                    + limits)
+        }
+        guard goals.targetSeconds <= maximumGoalSeconds else {
+            throw ServiceError(
+                .invalidInput,
+                "target sleep \(SleepDuration.format(seconds: goals.targetSeconds)) is longer than a day; " + limits)
         }
         guard goals.targetSeconds >= goals.minimumSeconds else {
             throw ServiceError(

@@ -33,7 +33,7 @@ public struct AdminQueries {
             ) latest ON true
             LEFT JOIN summaries s ON s.user_id = u.id AND s.horizon = 'weekly'
             LEFT JOIN rollup_state r ON r.user_id = u.id
-            ORDER BY lower(u.handle), u.id
+            ORDER BY u.handle_key, u.id
             """, name: "admin.userOverviews")
         return try result.rows.map { row in
             guard let id = try row.int64(0), let handle = try row.string(1), let zone = try row.string(2),

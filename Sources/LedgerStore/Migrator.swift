@@ -86,7 +86,10 @@ public struct Migrator: Sendable {
     /// Applies every pending migration in version order, each in its own transaction, and
     /// returns those applied (empty when the schema is current). Refuses (`schemaTooNew`)
     /// a database migrated by a newer program. A failing migration throws
-    /// `migrationFailed` naming its file; earlier ones stay applied.
+    /// `migrationFailed` naming its file (the server's full message, DETAIL included, in
+    /// `debugDetail`); earlier ones stay applied. Values a migration needs from this
+    /// program (the handle keys of 0007) are written into temporary tables in its
+    /// transaction first (``MigrationInputs``).
     @discardableResult
     public func migrate(on connection: Connection) throws -> [Migration] {
         try connection.advisoryLock(Migrator.advisoryLockKey)
@@ -105,6 +108,7 @@ public struct Migrator: Sendable {
         for migration in migrations where applied[migration.version] == nil {
             do {
                 try connection.transaction { connection in
+                    try MigrationInputs.prepare(for: migration, on: connection)
                     try connection.executeScript(migration.sql, name: migration.fileName)
                     try connection.execute(
                         "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
@@ -113,7 +117,7 @@ public struct Migrator: Sendable {
             } catch let error as PostgresError {
                 throw StoreError(
                     .migrationFailed, "migration \(migration.fileName) failed: \(error.logSafeMessage)",
-                    sqlState: error.sqlState, statement: migration.fileName)
+                    sqlState: error.sqlState, statement: migration.fileName, debugDetail: error.debugDescription)
             }
             done.append(migration)
         }

@@ -48,16 +48,18 @@ public struct RollupStateStore {
             name: "rollup.ensureState")
     }
 
-    /// Every user's state (only the user with `handle`, any letter case, or with id
-    /// `userID`, when given), by id, without locking. Goals are not read here.
+    /// Every user's state (only the user whose handle has the key of `handle`, or with
+    /// id `userID`, when given: see ``UserHandle``), by id, without locking. Goals are not
+    /// read here.
     public func states(handle: String?, userID: Int64? = nil) throws -> [UserState] {
         try connection.execute(
             """
             SELECT u.id, u.handle, u.time_zone, r.dirty_from, r.summaries_stale, r.last_as_of, r.nights_time_zone
             FROM users u JOIN rollup_state r ON r.user_id = u.id
-            WHERE ($1::text IS NULL OR lower(u.handle) = lower($1)) AND ($2::bigint IS NULL OR u.id = $2)
+            WHERE ($1::text IS NULL OR u.handle_key = $1) AND ($2::bigint IS NULL OR u.id = $2)
             ORDER BY u.id
-            """, [handle.map { .text($0) }, userID.map { .int64($0) }], name: "rollup.workList"
+            """, [try handle.map { .text(try UserHandle.key($0)) }, userID.map { .int64($0) }],
+            name: "rollup.workList"
         ).rows.map { row in
             guard let id = try row.int64(0), let handle = try row.string(1), let zone = try row.string(2),
                 let stale = try row.bool(4)

@@ -34,16 +34,21 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     public var detail: String?
     /// The statement label or migration file concerned.
     public var statement: String?
+    /// Everything the database said, values included (a failed migration's DETAIL): never
+    /// part of ``description``, only for an operator who asked (`SLEEPLEDGER_DEBUG=1`).
+    public var debugDetail: String?
 
     /// Creates an error.
     public init(
-        _ kind: Kind, _ message: String, sqlState: String? = nil, detail: String? = nil, statement: String? = nil
+        _ kind: Kind, _ message: String, sqlState: String? = nil, detail: String? = nil, statement: String? = nil,
+        debugDetail: String? = nil
     ) {
         self.kind = kind
         self.message = message
         self.sqlState = sqlState
         self.detail = detail
         self.statement = statement
+        self.debugDetail = debugDetail
     }
 
     /// `kind: message [SQLSTATE xxxxx] (statement label) - detail`, on one line.

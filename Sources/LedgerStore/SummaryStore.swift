@@ -125,7 +125,7 @@ public struct SummaryStore {
                    s.computed_at
             FROM summaries s JOIN users u ON u.id = s.user_id
             WHERE $1::text IS NULL OR s.horizon = $1
-            ORDER BY lower(u.handle), u.id,
+            ORDER BY u.handle_key, u.id,
                      array_position(ARRAY['daily','weekly','monthly','yearly','5y','10y'], s.horizon)
             """, [horizon.map { .text($0.rawValue) }], name: "summaries.headlines")
         return try result.rows.map { row in

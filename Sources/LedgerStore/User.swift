@@ -4,7 +4,8 @@ public import SleepCore
 public struct User: Sendable, Hashable {
     /// Database key; every user-data row carries it as `user_id`.
     public let id: Int64
-    /// The unique, case-insensitive handle people type (`anna`).
+    /// The handle people type (`anna`), in NFC; unique by its key regardless of letter
+    /// case and accent encoding (``UserHandle``).
     public let handle: String
     /// IANA zone used when a sample carries none (for example `Europe/Berlin`).
     public let timeZoneIdentifier: String

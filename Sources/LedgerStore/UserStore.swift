@@ -4,6 +4,9 @@ public import SleepCore
 /// Adds, lists, changes and removes users. Validating handles, zones and durations is the
 /// caller's job; the database still rejects a target below the minimum
 /// (`constraintViolated`, constraint `users_goals_check`).
+///
+/// Handles are stored in NFC and found by their key (``UserHandle``): any letter case, any
+/// canonically equivalent spelling, whatever the database's locale.
 public struct UserStore {
     /// The connection every call uses.
     public let connection: Connection
@@ -15,18 +18,23 @@ public struct UserStore {
 
     private static let columns = "id, handle, time_zone, target_seconds, minimum_seconds, created_at"
 
-    /// Adds a user (and its rollup state row) and returns it. Throws the client's
-    /// `alreadyExists` (constraint `users_handle_key`) when the handle is taken, in any
-    /// letter case.
+    /// Adds a user (and its rollup state row) and returns it; the handle is stored in NFC.
+    /// Throws the client's `alreadyExists` (constraint `users_handle_key`) when a handle
+    /// with the same key is taken.
     @discardableResult
     public func add(handle: String, timeZone: String, goals: SleepGoals = SleepGoals()) throws -> User {
-        try connection.transaction { connection in
+        let display = try UserHandle.displayForm(handle)
+        let key = try UserHandle.key(handle)
+        return try connection.transaction { connection in
             let row = try connection.execute(
                 """
-                INSERT INTO users (handle, time_zone, target_seconds, minimum_seconds)
-                VALUES ($1, $2, $3, $4) RETURNING \(UserStore.columns)
+                INSERT INTO users (handle, handle_key, time_zone, target_seconds, minimum_seconds)
+                VALUES ($1, $2, $3, $4, $5) RETURNING \(UserStore.columns)
                 """,
-                [.text(handle), .text(timeZone), .int64(goals.targetSeconds), .int64(goals.minimumSeconds)],
+                [
+                    .text(display), .text(key), .text(timeZone), .int64(goals.targetSeconds),
+                    .int64(goals.minimumSeconds),
+                ],
                 name: "users.add"
             ).single("users.add")
             let user = try UserStore.user(from: row)
@@ -36,17 +44,18 @@ public struct UserStore {
         }
     }
 
-    /// Every user, by handle.
+    /// Every user, by handle key (letter case and accents spelled any way sort together).
     public func list() throws -> [User] {
         try connection.execute(
-            "SELECT \(UserStore.columns) FROM users ORDER BY lower(handle), id", name: "users.list"
+            "SELECT \(UserStore.columns) FROM users ORDER BY handle_key, id", name: "users.list"
         ).rows.map(UserStore.user(from:))
     }
 
-    /// The user with `handle` (any letter case), or `nil`.
+    /// The user whose handle has the key of `handle` (any letter case, any canonically
+    /// equivalent spelling), or `nil`.
     public func find(handle: String) throws -> User? {
         try connection.execute(
-            "SELECT \(UserStore.columns) FROM users WHERE lower(handle) = lower($1)", [.text(handle)],
+            "SELECT \(UserStore.columns) FROM users WHERE handle_key = $1", [.text(UserHandle.key(handle))],
             name: "users.find"
         ).first.map(UserStore.user(from:))
     }
@@ -58,34 +67,49 @@ public struct UserStore {
         ).first.map(UserStore.user(from:))
     }
 
-    /// Changes a user's zone and/or goals (`nil` keeps the current value) and returns the
-    /// result. A changed zone, target or minimum marks the user's summaries stale
-    /// (`rollup_state.summaries_stale`). Throws `notFound` for an unknown handle.
+    /// Changes a user's handle, zone and/or goals (`nil` keeps the current value) and
+    /// returns the result. A new handle is stored in NFC with its key; it may differ from
+    /// the old one in letter case only. A changed zone, target or minimum marks the
+    /// user's summaries stale (`rollup_state.summaries_stale`); a new handle does not.
+    /// Throws `notFound` for an unknown handle, and the client's `alreadyExists`
+    /// (constraint `users_handle_key`) when the new handle is another user's.
     @discardableResult
-    public func update(handle: String, timeZone: String? = nil, goals: SleepGoals? = nil) throws -> User {
-        try connection.transaction { connection in
+    public func update(handle: String, newHandle: String? = nil, timeZone: String? = nil, goals: SleepGoals? = nil)
+        throws -> User
+    {
+        let key = try UserHandle.key(handle)
+        let renamed = try newHandle.map { (display: try UserHandle.displayForm($0), key: try UserHandle.key($0)) }
+        return try connection.transaction { connection in
             guard
                 let current = try connection.execute(
-                    "SELECT \(UserStore.columns) FROM users WHERE lower(handle) = lower($1) FOR UPDATE",
-                    [.text(handle)], name: "users.lockForUpdate"
+                    "SELECT \(UserStore.columns) FROM users WHERE handle_key = $1 FOR UPDATE",
+                    [.text(key)], name: "users.lockForUpdate"
                 ).first.map(UserStore.user(from:))
             else { throw UserStore.unknownUser }
             let zone = timeZone ?? current.timeZoneIdentifier
             let newGoals = goals ?? current.goals
-            guard zone != current.timeZoneIdentifier || newGoals != current.goals else { return current }
+            let display = renamed?.display ?? current.handle
+            let changesSettings = zone != current.timeZoneIdentifier || newGoals != current.goals
+            guard changesSettings || display != current.handle else { return current }
             let row = try connection.execute(
                 """
-                UPDATE users SET time_zone = $2, target_seconds = $3, minimum_seconds = $4
+                UPDATE users SET time_zone = $2, target_seconds = $3, minimum_seconds = $4,
+                    handle = coalesce($5, handle), handle_key = coalesce($6, handle_key)
                 WHERE id = $1 RETURNING \(UserStore.columns)
                 """,
-                [.int64(current.id), .text(zone), .int64(newGoals.targetSeconds), .int64(newGoals.minimumSeconds)],
+                [
+                    .int64(current.id), .text(zone), .int64(newGoals.targetSeconds), .int64(newGoals.minimumSeconds),
+                    renamed.map { .text($0.display) }, renamed.map { .text($0.key) },
+                ],
                 name: "users.update"
             ).single("users.update")
-            try connection.execute(
-                """
-                INSERT INTO rollup_state (user_id, summaries_stale, updated_at) VALUES ($1, true, now())
-                ON CONFLICT (user_id) DO UPDATE SET summaries_stale = true, updated_at = now()
-                """, [.int64(current.id)], name: "users.markSummariesStale")
+            if changesSettings {
+                try connection.execute(
+                    """
+                    INSERT INTO rollup_state (user_id, summaries_stale, updated_at) VALUES ($1, true, now())
+                    ON CONFLICT (user_id) DO UPDATE SET summaries_stale = true, updated_at = now()
+                    """, [.int64(current.id)], name: "users.markSummariesStale")
+            }
             return try UserStore.user(from: row)
         }
     }
@@ -93,7 +117,7 @@ public struct UserStore {
     /// Removes a user and, by cascade, all of its data. Throws `notFound` for an unknown handle.
     public func remove(handle: String) throws {
         let result = try connection.execute(
-            "DELETE FROM users WHERE lower(handle) = lower($1)", [.text(handle)], name: "users.remove")
+            "DELETE FROM users WHERE handle_key = $1", [.text(UserHandle.key(handle))], name: "users.remove")
         guard result.affectedRows > 0 else { throw UserStore.unknownUser }
     }
 

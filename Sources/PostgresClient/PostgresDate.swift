@@ -42,28 +42,65 @@ public struct PostgresDate: Sendable, Hashable, Comparable, CustomStringConverti
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// Parses PostgreSQL's ISO output `YYYY-MM-DD` from its bytes; `nil` for any other
-    /// form or a day that does not exist.
+    /// Parses PostgreSQL's ISO output of a date: `YYYY-MM-DD`, more year digits after
+    /// 9999 (`10000-01-01`), and ` BC` after years before 1 (`0001-01-01 BC` is year 0);
+    /// `nil` for any other form or a day that does not exist.
     public init?(isoText text: String) {
         var text = text
         let parsed: PostgresDate? = text.withUTF8 { bytes in
-            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-            func digits(_ range: Range<Int>) -> Int? {
-                var value = 0
-                for index in range {
-                    let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
-                    guard (0...9).contains(digit) else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
-            }
-            guard let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10),
-                (1...12).contains(month), day >= 1, day <= PostgresDate.daysInMonth(year: year, month: month)
-            else { return nil }
-            return PostgresDate(year: year, month: month, day: day)
+            guard let (date, end) = PostgresDate.leadingDate(in: bytes) else { return nil }
+            if end == bytes.count { return date.isRealDay ? date : nil }
+            guard PostgresDate.isEraSuffix(bytes, from: end) else { return nil }
+            return date.fromBeforeCommonEra()
         }
         guard let parsed else { return nil }
         self = parsed
+    }
+
+    /// The date at the start of `bytes` (`Y...Y-MM-DD`, four to nine year digits) as
+    /// printed, its year not yet read in its era and its day not yet checked against the
+    /// month (``isRealDay``, ``fromBeforeCommonEra()``), and the index after it; `nil`
+    /// when there is none.
+    static func leadingDate(in bytes: UnsafeBufferPointer<UInt8>) -> (PostgresDate, end: Int)? {
+        var index = 0
+        var year = 0
+        while index < bytes.count, index < 9, let digit = decimalDigit(bytes[index]) {
+            year = year * 10 + digit
+            index += 1
+        }
+        guard index >= 4, index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "-"),
+            bytes[index + 3] == UInt8(ascii: "-"),
+            let month1 = decimalDigit(bytes[index + 1]), let month2 = decimalDigit(bytes[index + 2]),
+            let day1 = decimalDigit(bytes[index + 4]), let day2 = decimalDigit(bytes[index + 5])
+        else { return nil }
+        let month = month1 * 10 + month2
+        let day = day1 * 10 + day2
+        // Year 0 is never printed: PostgreSQL writes it as 0001 BC.
+        guard year >= 1, (1...12).contains(month), day >= 1 else { return nil }
+        return (PostgresDate(year: year, month: month, day: day), index + 6)
+    }
+
+    /// Whether `bytes` from `start` to the end is exactly ` BC`.
+    static func isEraSuffix(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        bytes.count - start == 3 && bytes[start] == UInt8(ascii: " ") && bytes[start + 1] == UInt8(ascii: "B")
+            && bytes[start + 2] == UInt8(ascii: "C")
+    }
+
+    /// The date a printed `BC` date names, in astronomical numbering (1 BC is year 0), when
+    /// the day exists in that year (BC leap years are 1 BC, 5 BC, ...); `nil` otherwise.
+    func fromBeforeCommonEra() -> PostgresDate? {
+        let date = PostgresDate(year: 1 - year, month: month, day: day)
+        return date.isRealDay ? date : nil
+    }
+
+    /// Whether the day exists in its month and year.
+    var isRealDay: Bool {
+        (1...12).contains(month) && day >= 1 && day <= PostgresDate.daysInMonth(year: year, month: month)
+    }
+
+    private static func decimalDigit(_ byte: UInt8) -> Int? {
+        let digit = Int(byte) - Int(UInt8(ascii: "0"))
+        return (0...9).contains(digit) ? digit : nil
     }
 
     /// Days in a month of the proleptic Gregorian calendar.
@@ -75,32 +112,48 @@ public struct PostgresDate: Sendable, Hashable, Comparable, CustomStringConverti
         }
     }
 
-    /// `YYYY-MM-DD` (the year zero-padded to four digits).
+    /// The date as PostgreSQL's ISO date style writes and reads it: `YYYY-MM-DD` for
+    /// years 1 to 9999, more year digits after 9999 (`10000-01-01`), and for years before 1
+    /// the BC year with ` BC` after it (year 0 is `0001-01-01 BC`, year -1 `0002-01-01 BC`).
     public var description: String {
         var bytes: [UInt8] = []
         appendISO(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `YYYY-MM-DD` without building intermediate strings (the COPY hot path).
+    /// Whether PostgreSQL writes this date with ` BC` (years 0 and before).
+    var isBeforeCommonEra: Bool { year <= 0 }
+
+    /// Appends the date as ``description`` writes it, without building intermediate
+    /// strings (the COPY hot path).
     func appendISO(to bytes: inout [UInt8]) {
+        appendDayWithoutEra(to: &bytes)
+        appendEra(to: &bytes)
+    }
+
+    /// Appends `YYYY-MM-DD` with the year as its era counts it (the BC year before year 1):
+    /// a timestamp puts its time between this and the era (`0001-01-01 00:00:00+00 BC`).
+    func appendDayWithoutEra(to bytes: inout [UInt8]) {
         func two(_ value: Int) {
             bytes.append(UInt8(ascii: "0") + UInt8(value / 10))
             bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
         }
-        if (0...9999).contains(year) {
-            two(year / 100)
-            two(year % 100)
+        let printedYear = isBeforeCommonEra ? 1 - year : year
+        if printedYear <= 9999 {
+            two(printedYear / 100)
+            two(printedYear % 100)
         } else {
-            let digits = String(year.magnitude)
-            if year < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: String(repeating: "0", count: max(0, 4 - digits.count)).utf8)
-            bytes.append(contentsOf: digits.utf8)
+            bytes.append(contentsOf: String(printedYear).utf8)
         }
         bytes.append(UInt8(ascii: "-"))
         two(month)
         bytes.append(UInt8(ascii: "-"))
         two(day)
+    }
+
+    /// Appends ` BC` for a date before year 1, nothing otherwise.
+    func appendEra(to bytes: inout [UInt8]) {
+        if isBeforeCommonEra { bytes.append(contentsOf: " BC".utf8) }
     }
 
     /// Orders dates chronologically.

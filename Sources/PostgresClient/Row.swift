@@ -194,12 +194,20 @@ public struct Row: Sendable {
         return data
     }
 
-    /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]+00[:MM]` (UTC output) into epoch seconds.
+    /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]+00[:MM]` (UTC output) into epoch seconds, with
+    /// the year as ``PostgresDate`` reads it (more digits after 9999, ` BC` at the end).
     static func parseTimestamp(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 19, bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
-            let date = PostgresDate(isoText: String(decoding: bytes[0..<10], as: UTF8.self))
+        var bytes = Array(text.utf8)
+        var isBeforeCommonEra = false
+        if bytes.count > 3, bytes.suffix(3).elementsEqual(" BC".utf8) {
+            bytes.removeLast(3)
+            isBeforeCommonEra = true
+        }
+        guard let (printed, dateEnd) = bytes.withUnsafeBufferPointer({ PostgresDate.leadingDate(in: $0) }),
+            let date = isBeforeCommonEra ? printed.fromBeforeCommonEra() : (printed.isRealDay ? printed : nil)
         else { return nil }
+        bytes.removeFirst(dateEnd - 10)  // the time starts 10 bytes in, as after a four-digit year
+        guard bytes.count >= 19, bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T") else { return nil }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
         guard bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),

@@ -45,11 +45,13 @@ extension SQLValue {
         bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
-    /// Appends `YYYY-MM-DD HH:MM:SS+00` for an instant in whole UTC seconds.
+    /// Appends `YYYY-MM-DD HH:MM:SS+00` for an instant in whole UTC seconds, with the
+    /// year written as ``PostgresDate`` writes it (` BC` at the very end before year 1).
     static func appendUTCTimestamp(epochSeconds seconds: Int64, to bytes: inout [UInt8]) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        PostgresDate(daysSince1970: Int(days)).appendISO(to: &bytes)
+        let date = PostgresDate(daysSince1970: Int(days))
+        date.appendDayWithoutEra(to: &bytes)
         bytes.append(UInt8(ascii: " "))
         appendTwoDigits(secondOfDay / 3600, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
@@ -57,5 +59,6 @@ extension SQLValue {
         bytes.append(UInt8(ascii: ":"))
         appendTwoDigits(secondOfDay % 60, to: &bytes)
         bytes.append(contentsOf: "+00".utf8)
+        date.appendEra(to: &bytes)
     }
 }

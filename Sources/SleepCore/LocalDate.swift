@@ -16,6 +16,33 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.day = day
     }
 
+    /// The dates SleepLedger takes from a person and stores: 1900-01-01 through
+    /// 2199-12-31. Every date given to a command or a service (an as-of day, the first and
+    /// last day of a listing) must lie in it, and samples must start and end within
+    /// ``supportedInstants``.
+    ///
+    /// Why these bounds: no sleep record is older than 1900 and none is from after 2199,
+    /// so a date outside is a typo or a forged value. Everything derived from a supported
+    /// date stays in four-digit years after year 1 (a 10-year summary as of 1900-01-01
+    /// reads nights back to 1889), where this type, PostgreSQL's ISO date text and Apple's
+    /// export format agree, and far inside PostgreSQL's `date` and `timestamptz` ranges
+    /// (4713 BC to 5874897 and 294276 AD).
+    public static let supportedRange =
+        LocalDate(year: 1900, month: 1, day: 1)...LocalDate(year: 2199, month: 12, day: 31)
+
+    /// The instants (whole seconds since 1970-01-01T00:00:00Z) a sample may start and end
+    /// at: from 1900-01-01 00:00:00 through 2199-12-31 23:59:59 UTC, the days of
+    /// ``supportedRange``.
+    public static let supportedInstants: ClosedRange<Int64> =
+        Int64(supportedRange.lowerBound.daysSinceEpoch) * 86_400...Int64(supportedRange.upperBound.daysSinceEpoch + 1)
+        * 86_400 - 1
+
+    /// `1900-01-01 through 2199-12-31`: ``supportedRange`` as messages name it.
+    public static let supportedRangeText = "\(supportedRange.lowerBound) through \(supportedRange.upperBound)"
+
+    /// Whether the date lies in ``supportedRange``.
+    public var isSupported: Bool { Self.supportedRange.contains(self) }
+
     /// Parses `YYYY-MM-DD`; `nil` if malformed or not a real date.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -26,13 +53,18 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(year: y, month: m, day: d)
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, the year with at least four digits: years after 9999 with more
+    /// (`10000-01-01`), years before 1 (astronomical numbering: 0 is 1 BC) with a minus
+    /// sign before four or more digits (`-0001-12-31`), as ISO 8601's expanded years write
+    /// them. Every date SleepLedger takes or stores lies in ``supportedRange``, where the
+    /// year always has exactly four digits.
     public var description: String {
-        let y = String(year)
+        let digits = String(year.magnitude)
+        let paddedYear = digits.count < 4 ? String(repeating: "0", count: 4 - digits.count) + digits : digits
         let m = String(month)
         let d = String(day)
-        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-"
-            + (m.count < 2 ? "0" + m : m) + "-" + (d.count < 2 ? "0" + d : d)
+        return (year < 0 ? "-" : "") + paddedYear + "-" + (m.count < 2 ? "0" + m : m) + "-"
+            + (d.count < 2 ? "0" + d : d)
     }
 
     /// Days since 1970-01-01 (negative before), by Howard Hinnant's civil-days algorithm.

@@ -10,6 +10,9 @@ public struct SampleDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unknownValue(String)
         /// An instant is not a finite number or lies outside the representable range.
         case invalidInstant
+        /// The start or the end lies outside ``LocalDate/supportedInstants`` (1900 through
+        /// 2199).
+        case outsideSupportedDates
 
         /// A short log-safe explanation.
         public var description: String {
@@ -20,6 +23,8 @@ public struct SampleDiagnostic: Sendable, Hashable, CustomStringConvertible {
                 return "unknown sleep value \"\(value)\""
             case .invalidInstant:
                 return "start or end is not a valid instant"
+            case .outsideSupportedDates:
+                return "start or end lies outside the supported dates \(LocalDate.supportedRangeText)"
             }
         }
     }

@@ -2,6 +2,8 @@
 ///
 /// - instants are rounded to the nearest whole second (halves away from zero);
 /// - a sample whose end is not after its start (after rounding) is rejected;
+/// - a sample starting or ending outside ``LocalDate/supportedInstants`` (1900 through
+///   2199) is rejected;
 /// - an unknown `value` is rejected with a diagnostic naming it;
 /// - exact duplicates, keyed by (source, start, end, stage) after normalisation, are
 ///   collapsed to their first occurrence. The zone fields are not part of the key.
@@ -53,6 +55,10 @@ public struct SampleValidator: Sendable {
             return reject(
                 .endNotAfterStart(start: sample.start, end: sample.end), source: sample.source,
                 location: location)
+        }
+        guard LocalDate.supportedInstants.contains(sample.start), LocalDate.supportedInstants.contains(sample.end)
+        else {
+            return reject(.outsideSupportedDates, source: sample.source, location: location)
         }
         let key = DuplicateKey(source: sample.source, start: sample.start, end: sample.end, stage: sample.stage)
         if seen.insert(key).inserted {

@@ -18,6 +18,19 @@ struct ExportFixturesTests {
         #expect(HealthTimestamp(parsing: text) == HealthTimestamp(secondsSince1970: instant, utcOffsetSeconds: offset))
     }
 
+    /// Days of every year are written with four-digit years (a minus sign first before
+    /// year 0), and instants before 1970 fall on the right day.
+    @Test(arguments: [
+        (Int64(-1), "1969-12-31"), (Int64(-2_208_988_800), "1900-01-01"), (Int64(-2_208_988_801), "1899-12-31"),
+        (Int64(7_258_118_399), "2199-12-31"), (Int64(-62_135_596_800), "0001-01-01"),
+        (Int64(-62_167_219_200 - 86_400), "-0001-12-31"),
+    ])
+    func appleDayText(instant: Int64, text: String) {
+        #expect(AppleDateText.formatDay(instant) == text)
+        #expect(AppleDateText.format(instant, utcOffsetSeconds: 0).hasPrefix(text + " "))
+        #expect(AppleDateText.formatISO8601(instant).hasPrefix(text + "T"))
+    }
+
     @Test func xmlHasApplesShapeAndRequestedSize() throws {
         let samples = fixtureSamples(seed: 5, nights: 15)
         var bytes: [UInt8] = []

@@ -13,9 +13,11 @@ struct RollupCommandTests {
     static func seed(_ conninfo: String, users count: Int, nights: Int) throws {
         let connection = try Connection(conninfo: conninfo)
         defer { connection.close() }
+        // Lower-case ASCII handles are their own keys (UserHandle.key).
         try connection.execute(
             """
-            INSERT INTO users (handle, time_zone) SELECT 'user' || n, 'Europe/Berlin' FROM generate_series(1, $1) n
+            INSERT INTO users (handle, handle_key, time_zone)
+            SELECT 'user' || n, 'user' || n, 'Europe/Berlin' FROM generate_series(1, $1) n
             """, [.int(count)])
         try connection.execute("INSERT INTO rollup_state (user_id) SELECT id FROM users ON CONFLICT DO NOTHING")
         try connection.execute(

@@ -38,6 +38,21 @@ struct ServiceErrorTests {
                 error: StoreError(.schemaPending, "out of date", detail: "pending: 0009_x.sql"), kind: .unavailable,
                 message: "schemaPending: out of date - pending: 0009_x.sql"),
             Case(error: StoreError(.schemaTooNew, "newer"), kind: .unavailable, message: "schemaTooNew: newer"),
+            // Stored rows a migration refuses (0007's colliding handles) need an operator's fix: data.
+            Case(
+                error: StoreError(.migrationFailed, "users 1, 2", sqlState: "23505", statement: "0007_handle_keys.sql"),
+                kind: .invalidInput,
+                message: "migrationFailed: users 1, 2 [SQLSTATE 23505] (statement 0007_handle_keys.sql)"),
+            Case(
+                error: StoreError(.migrationFailed, "syntax", sqlState: "42601"), kind: .internalFailure,
+                message: "migrationFailed: syntax [SQLSTATE 42601]"),
+            // Typed values in a bad file's message stay on one line.
+            Case(
+                error: ImportError.badFile(file: "a\nb.xml", line: 3, reason: "unknown sleep value \"x\u{1B}[2J\""),
+                kind: .refusedInput, message: "a\\nb.xml:3: unknown sleep value \"x\\u{1B}[2J\""),
+            Case(
+                error: ImportError.io(file: "gone\r.zip", reason: "No such file or directory"), kind: .unreadableInput,
+                message: "cannot read gone\\r.zip: No such file or directory"),
             Case(
                 error: ClusterError("pg_ctl start failed"), kind: .unavailable,
                 message: "clusterFailed: pg_ctl start failed"),
@@ -67,5 +82,9 @@ struct ServiceErrorTests {
         let error = ServiceError(database)
         #expect(!error.message.contains("anna"))
         #expect(error.debugDetail?.contains("Failing row contains (anna).") == true)
+        let migration = ServiceError(
+            StoreError(.migrationFailed, "users 1, 2", sqlState: "23505", debugDetail: "one handle: 1 'Åsa' = 2 'åsa'"))
+        #expect(!migration.message.contains("Åsa"))
+        #expect(migration.debugDetail == "one handle: 1 'Åsa' = 2 'åsa'")
     }
 }

@@ -128,3 +128,78 @@ struct UserStoreTests {
         }
     }
 }
+
+@Suite("Users repository: handles under the Unicode rule")
+struct UserStoreHandleTests {
+    @Test(
+        "two spellings of one handle: the second is refused, and every spelling finds, changes and removes the user",
+        arguments: [
+            ("Åsa", "åsa"), ("åsa", "A\u{30A}SA"), ("jos\u{E9}", "jose\u{301}"), ("Straße", "STRASSE"),
+            ("ǅemal", "ǆemal"), ("σοφος", "ΣΟΦΟΣ"), ("İsa", "i\u{307}sa"),
+        ])
+    func oneHandle(first: String, second: String) throws {
+        let store = try UserStoreTests.store()
+        let user = try store.add(handle: first, timeZone: "UTC")
+        let error = #expect(throws: PostgresError.self) { try store.add(handle: second, timeZone: "UTC") }
+        #expect(error?.kind == .alreadyExists)
+        #expect(error?.constraint == "users_handle_key")
+        #expect(try store.find(handle: second) == user)
+        #expect(try store.states(second).map(\.userID) == [user.id])
+        #expect(try store.update(handle: second, timeZone: "Asia/Tokyo").id == user.id)
+        try store.remove(handle: second)
+        #expect(try store.list().isEmpty)
+    }
+
+    @Test(
+        "look-alikes that stay two users: no language's special rule, no compatibility folding",
+        arguments: [("İsa", "Isa"), ("ısa", "isa"), ("ısa", "Isa"), ("ａnna", "anna"), ("anna", "anna_")])
+    func twoUsers(first: String, second: String) throws {
+        let store = try UserStoreTests.store()
+        let one = try store.add(handle: first, timeZone: "UTC")
+        let two = try store.add(handle: second, timeZone: "UTC")
+        #expect(try store.find(handle: first) == one)
+        #expect(try store.find(handle: second) == two)
+    }
+
+    @Test("a handle typed decomposed is stored and shown composed (NFC)")
+    func storedInNFC() throws {
+        let store = try UserStoreTests.store()
+        let user = try store.add(handle: "Jose\u{301}", timeZone: "UTC")
+        #expect(Array(user.handle.unicodeScalars) == Array("Jos\u{E9}".unicodeScalars))
+        let stored = try store.connection.execute("SELECT handle, handle_key FROM users").single()
+        #expect(try stored.string(0).map { Array($0.unicodeScalars) } == Array("Jos\u{E9}".unicodeScalars))
+        #expect(try stored.string(1).map { Array($0.unicodeScalars) } == Array("jos\u{E9}".unicodeScalars))
+    }
+
+    @Test("renaming: to a new handle, to another letter case of the same one, never onto another user's")
+    func rename() throws {
+        let store = try UserStoreTests.store()
+        let anna = try store.add(handle: "anna", timeZone: "UTC")
+        _ = try store.add(handle: "Åsa", timeZone: "UTC")
+        let renamed = try store.update(handle: "ANNA", newHandle: "Anna-Lena")
+        #expect(renamed.id == anna.id)
+        #expect(renamed.handle == "Anna-Lena")
+        #expect(try store.find(handle: "anna") == nil)
+        #expect(try store.find(handle: "anna-lena") == renamed)
+        #expect(try store.update(handle: "anna-lena", newHandle: "ANNA-LENA").handle == "ANNA-LENA")
+        let taken = #expect(throws: PostgresError.self) { try store.update(handle: "anna-lena", newHandle: "ÅSA") }
+        #expect(taken?.kind == .alreadyExists)
+        #expect(try store.find(handle: "anna-lena")?.handle == "ANNA-LENA")
+        // A new name changes no sleep figure: the summaries stay as they are.
+        #expect(try UserStoreTests.rollupStale(store, anna.id) == false)
+    }
+
+    @Test("users are listed by key: letter case and accent spelling sort together")
+    func listOrder() throws {
+        let store = try UserStoreTests.store()
+        for handle in ["bob", "Zoe", "A\u{30A}sa", "anna", "Carl"] { try store.add(handle: handle, timeZone: "UTC") }
+        #expect(try store.list().map(\.handle) == ["anna", "bob", "Carl", "Zoe", "Åsa"])
+    }
+}
+
+extension UserStore {
+    /// The rollup's work list for one handle.
+    fileprivate func states(_ handle: String) throws -> [RollupStateStore.UserState] {
+        try RollupStateStore(connection: connection).states(handle: handle)
+    }
+}
