@@ -11,9 +11,14 @@ import PostgresClient
 ///    (see ``libpqSelectingVariables``): the connection string is empty and libpq reads them.
 /// 3. The embedded cluster in a data folder: `SLEEPLEDGER_HOME` when set, else
 ///    `/var/lib/sleepledger` for root, else `$HOME/.local/share/sleepledger`.
-public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertible {
-    /// Where the connection string comes from.
-    public enum Source: Sendable, Equatable {
+public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// Where the connection string comes from. Printed (`description`, `debugDescription`,
+    /// reflection) with any password replaced by `***`.
+    public enum Source: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// `DATABASE_URL`, verbatim (it may hold a password: never print it, use
         /// `ConnectionString.redacted(_:)`).
         case url(String)
@@ -21,6 +26,21 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
         case libpqEnvironment
         /// The embedded cluster under this data folder.
         case embedded(home: String)
+
+        /// `url(<redacted conninfo>)`, `libpqEnvironment` or `embedded(home: <folder>)`.
+        public var description: String {
+            switch self {
+            case .url(let url): return "url(\(ConnectionString.redacted(url)))"
+            case .libpqEnvironment: return "libpqEnvironment"
+            case .embedded(let home): return "embedded(home: \(home))"
+            }
+        }
+
+        /// The same as ``description``: no password, even for debugging.
+        public var debugDescription: String { description }
+
+        /// No children: reflection (`dump`, test failure output) must not reach the URL.
+        public var customMirror: Mirror { Mirror(self, children: [:]) }
     }
 
     /// The `PG*` variables that choose a server, database or user; any one of them set
@@ -102,5 +122,18 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
         case .libpqEnvironment: return "libpq environment (PG* variables)"
         case .embedded(let home): return "embedded cluster at \(home)"
         }
+    }
+
+    /// The same as ``description``: no password, even for debugging.
+    public var debugDescription: String { description }
+
+    /// No children: reflection (`dump`, test failure output) must not reach the URL.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+
+    /// `conninfo` (a URL or `key=value` string from the environment) with any password
+    /// replaced by `***`, for front ends that print one; unparsable input is summarised
+    /// without its content.
+    public static func redacted(_ conninfo: String) -> String {
+        ConnectionString.redacted(conninfo)
     }
 }

@@ -8,7 +8,7 @@ import PostgresClient
 /// On the embedded default a session starts the cluster on demand (creating it on first
 /// use) and migrates it, schema and roles; on an external database a writing session
 /// refuses pending migrations and every session refuses a schema newer than this build.
-public struct LedgerDatabase: Sendable {
+public struct LedgerDatabase: Sendable, CustomStringConvertible {
     /// Whether a session is about to write, which requires an up-to-date schema.
     public enum Access: Sendable {
         /// Only reads.
@@ -47,6 +47,9 @@ public struct LedgerDatabase: Sendable {
             configuration: configuration,
             migrationsFolder: Migrator.locateMigrationsFolder(environment: environment))
     }
+
+    /// The configuration's log-safe description (no password).
+    public var description: String { configuration.description }
 
     /// The migrator for this build's migrations.
     func migrator() throws(ServiceError) -> Migrator {
@@ -107,7 +110,13 @@ public struct LedgerDatabase: Sendable {
         if let readOnlyURL, !readOnlyURL.isEmpty { return readOnlyURL }
         switch configuration.source {
         case .url(let url):
-            return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: url)
+            do {
+                return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: url)
+            } catch let error as PostgresError {
+                // A configuration the person must fix, not a bug; the message is log-safe.
+                throw ServiceError(
+                    .unavailable, "cannot use DATABASE_URL: \(error.message)", debugDetail: error.debugDescription)
+            }
         case .libpqEnvironment:
             return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: "")
         case .embedded(let home):
