@@ -103,14 +103,17 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
 
     /// The connection string to use: the URL, the empty string for libpq's environment,
     /// or, for the embedded source, the cluster's (started first, created on first use,
-    /// when `startingEmbeddedCluster`; otherwise just its connection string).
+    /// when `startingEmbeddedCluster`; otherwise just its connection string, after
+    /// checking that nobody else could have replaced its socket: `EmbeddedCluster.checkFolders()`).
     public func conninfo(startingEmbeddedCluster: Bool = true) throws -> String {
         switch source {
         case .url(let url): return url
         case .libpqEnvironment: return ""
         case .embedded(let home):
             let cluster = EmbeddedCluster(home: home)
-            return startingEmbeddedCluster ? try cluster.start() : cluster.conninfo()
+            if startingEmbeddedCluster { return try cluster.start() }
+            try cluster.checkFolders()
+            return cluster.conninfo()
         }
     }
 

@@ -126,6 +126,8 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
                     .unavailable,
                     "the embedded database at \(home) is not running; start it with `sleepledger db start`")
             }
+            // Its socket must be one nobody else could have put there.
+            try cluster.checkFolders()
             return try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: cluster.conninfo())
         }
     }
