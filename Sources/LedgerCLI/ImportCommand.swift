@@ -74,7 +74,7 @@ enum ImportCommand {
             }
         }
         guard let first = failures.first else { return }
-        for failure in failures.dropLast() { console.note("sleepledger: \(failure.message)") }
+        for failure in failures.dropLast() { console.note("sleepledger: \(failure.message)" as TerminalText) }
         throw CLIError(first.exitCode, failures.last?.message ?? first.message)
     }
 

@@ -91,15 +91,17 @@ struct ImportSummary: Encodable {
         self.seconds = (seconds * 1000).rounded() / 1000
     }
 
-    /// The text form: a headline, then one fact per line.
-    var text: String {
-        var lines: [String] = []
-        var identity = "\(file): \(kind)"
+    /// The text form: a headline, then one fact per line. File names, entry names,
+    /// warnings and diagnostics are values (``TerminalText``): their control characters
+    /// are shown, not obeyed.
+    var text: TerminalText {
+        var lines: [TerminalText] = []
+        var identity: TerminalText = "\(file): \(kind)"
         if let entry { identity += " (\(entry))" }
         identity += ", \(sizeBytes) bytes, sha256 \(sha256)"
         lines.append((dryRun ? "dry run, nothing written: " : "") + identity)
         func row(_ label: String, _ value: String) {
-            lines.append("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + value)
+            lines.append("  \(label.padding(toLength: 20, withPad: " ", startingAt: 0))\(value)")
         }
         row("sleep records read", "\(sleepRecordsRead) (of \(recordsSeen) records)")
         row("accepted", "\(accepted)")
@@ -122,6 +124,8 @@ struct ImportSummary: Encodable {
         if let inserted, inserted == 0, accepted > 0 {
             lines.append("nothing new: all \(accepted) samples were already imported")
         }
-        return lines.joined(separator: "\n")
+        var text = TerminalText.empty
+        for (index, line) in lines.enumerated() { text += (index == 0 ? "" : "\n") + line }
+        return text
     }
 }

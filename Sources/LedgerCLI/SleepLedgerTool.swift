@@ -44,7 +44,7 @@ public enum SleepLedgerTool {
         } catch {
             let code = report(error, program: program, console: console)
             if Configuration.showsDebugDetail(environment), let detail = (error as? ServiceError)?.debugDetail {
-                console.note("\(program): debug: " + oneLine(detail))
+                console.note("\(program): debug: \(oneLine(detail))" as TerminalText)
             }
             return code
         }
@@ -90,7 +90,9 @@ public enum SleepLedgerTool {
         case let error as ServiceError: failure = CLIError(ExitCode(error.kind), oneLine(error.message))
         default: failure = CLIError(.internalError, "internal error: \(error)")
         }
-        console.note("\(program): \(failure.message)")
+        // One line whatever the message quotes (a file name, a value): its control
+        // characters, newlines included, are shown, not obeyed.
+        console.note("\(program): \(failure.message)" as TerminalText)
         if let help = failure.help { console.note("\n" + help) }
         return failure.exitCode
     }
