@@ -198,6 +198,24 @@ struct TerminalInjectionTests {
         #expect(TerminalText.replacingControlCharacters(in: value, keepingLayout: keepingLayout) == expected)
     }
 
+    @Test("every control scalar is replaced wherever it stands; its neighbours in UTF-8 are kept")
+    func everyControlScalar() throws {
+        let controls =
+            (0x00...0x1F).map { $0 } + (0x7F...0x9F).map { $0 }
+            + [0x061C, 0x200E, 0x200F] + (0x202A...0x202E).map { $0 } + (0x2066...0x2069).map { $0 }
+        for value in controls {
+            let scalar = try #require(Unicode.Scalar(UInt32(value)))
+            for text in ["\(scalar)", "a\(scalar)", "\(scalar)b", "a’\(scalar)’b"] {
+                let replaced = TerminalText.replacingControlCharacters(in: text, keepingLayout: false)
+                #expect(!replaced.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16))")
+                #expect(replaced.unicodeScalars.count == text.unicodeScalars.count)
+            }
+        }
+        // Scalars sharing lead bytes with controls, and ordinary text, stay.
+        let neighbours = "\u{A0}\u{BF}é\u{061B}\u{061D}\u{200D}\u{2010}\u{2019}\u{2029}\u{202F}\u{2065}\u{206A}€"
+        #expect(TerminalText.replacingControlCharacters(in: neighbours, keepingLayout: false) == neighbours)
+    }
+
     @Test("a console given a plain string keeps only its layout; styled text from literals is written as is")
     func consoleGate() {
         let captured = CapturedConsole()
