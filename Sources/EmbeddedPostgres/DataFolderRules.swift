@@ -29,14 +29,19 @@ struct DataFolderRules: Sendable {
         /// The user name (`uid N` when the password database has none).
         var name: String
 
-        /// The user with this id.
+        /// The user with this id (looked up with the thread-safe `getpwuid_r`).
         init(uid: uid_t) {
             self.uid = uid
-            if let entry = getpwuid(uid), let name = entry.pointee.pw_name {
-                self.name = String(cString: name)
-            } else {
-                self.name = "uid \(uid)"
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let name = buffer.withUnsafeMutableBufferPointer { storage -> String? in
+                var entry = passwd()
+                var found: UnsafeMutablePointer<passwd>?
+                guard let base = storage.baseAddress, getpwuid_r(uid, &entry, base, storage.count, &found) == 0,
+                    found != nil, let name = entry.pw_name
+                else { return nil }
+                return String(cString: name)
             }
+            self.name = name ?? "uid \(uid)"
         }
 
         /// The user with this id and name.

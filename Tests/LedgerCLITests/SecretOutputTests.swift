@@ -53,6 +53,23 @@ struct SecretOutputTests {
         }
     }
 
+    @Test(
+        "with libpq's PG* variables, a password pasted into PGPORT or PGSSLMODE is not printed either",
+        arguments: ["PGPORT", "PGSSLMODE"])
+    func libpqEnvironment(variable: String) throws {
+        // Real processes: libpq reads these from the process environment.
+        let environment = [
+            "PGHOST": "/nonexistent", "PGPASSWORD": Malformed.password, variable: Malformed.password,
+            "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder, "SLEEPLEDGER_DEBUG": "1",
+        ]
+        for (tool, arguments) in [("sleepledger", ["user", "list"]), ("sleepledger-admin", ["users"])] {
+            let result = try runProcess(tool, arguments, environment: environment)
+            #expect(result.status == ExitCode.unavailable.rawValue, "\(tool): \(result.error)")
+            #expect(result.error.contains("***"), "\(tool): \(result.error)")
+            #expect(!Malformed.showsPassword(result.output + result.error), "\(tool): \(result.error)")
+        }
+    }
+
     @Test("the configuration's description shows where, without the password")
     func configurationDescription() throws {
         let configuration = try Configuration(
