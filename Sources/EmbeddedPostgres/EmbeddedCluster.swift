@@ -252,8 +252,10 @@ public struct EmbeddedCluster: Sendable {
 
     /// Creates `path` and missing parents (parents 0755, `path` with `mode`), handing the
     /// folder it creates for the cluster to `owner`. Existing folders are left alone (the
-    /// folder check judges them). The mode and owner are set through a descriptor opened
-    /// without following links, so a link put in the folder's place is never followed.
+    /// folder check judges them). A folder for `owner` is made under a temporary name, given
+    /// its mode and owner through a descriptor opened without following links, and renamed
+    /// into place, so no check (of another process, or before the lock) ever sees it with
+    /// the wrong owner.
     private func createFolder(_ path: String, mode: mode_t, owner: ServiceAccount?) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -264,19 +266,33 @@ public struct EmbeddedCluster: Sendable {
         }
         let parent = (path as NSString).deletingLastPathComponent
         if parent != path, !parent.isEmpty { try createFolder(parent, mode: 0o755, owner: nil) }
-        if mkdir(path, mode) != 0 {
+        let made = owner == nil ? path : path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        if mkdir(made, mode) != 0 {
             // Made by another process meanwhile: left to the folder check like any other.
-            if errno == EEXIST { return }
-            throw ClusterError("cannot create \(path): \(String(cString: strerror(errno)))")
+            if errno == EEXIST, made == path { return }
+            throw ClusterError("cannot create \(made): \(String(cString: strerror(errno)))")
         }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ClusterError("cannot open \(path) after creating it: \(String(cString: strerror(errno)))")
+        do {
+            let descriptor = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ClusterError("cannot open \(made) after creating it: \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            fchmod(descriptor, mode)
+            if let owner, fchown(descriptor, owner.uid, owner.gid) != 0 {
+                throw ClusterError("cannot give \(made) to \(owner.name): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            if made != path { rmdir(made) }
+            throw error
         }
-        defer { close(descriptor) }
-        fchmod(descriptor, mode)
-        if let owner, fchown(descriptor, owner.uid, owner.gid) != 0 {
-            throw ClusterError("cannot give \(path) to \(owner.name): \(String(cString: strerror(errno)))")
+        guard made != path else { return }
+        if rename(made, path) != 0 {
+            let code = errno
+            rmdir(made)
+            // Made by another process meanwhile: left to the folder check like any other.
+            if code == EEXIST || code == ENOTEMPTY { return }
+            throw ClusterError("cannot rename \(made) to \(path): \(String(cString: strerror(code)))")
         }
     }
 
