@@ -19,6 +19,12 @@ import PostgresClient
 /// As root, initdb and postgres run as the unprivileged system user ``serviceUser``
 /// (created with `useradd --system` when missing) through `runuser`, and `data`, `run`
 /// and `log` belong to it. Every folder above ``home`` must be traversable by that user.
+///
+/// Nothing is started, stopped or connected to in a data folder that someone else could
+/// change: ``checkFolders()`` (run by ``start()`` and ``stop()``, and by callers before
+/// they connect) refuses a home, `run/`, `data/` or `log/` (or a folder above) that
+/// belongs to the wrong user or that others may write, naming the folder and the fix
+/// (``DataFolderRules``).
 public struct EmbeddedCluster: Sendable {
     /// Whether and how the cluster runs.
     public enum Status: Sendable, Equatable {
@@ -112,12 +118,15 @@ public struct EmbeddedCluster: Sendable {
         try validateHome()
         let runner = CommandRunner()
         let account = EmbeddedCluster.isRoot ? try ServiceAccount.ensure(serviceUser, runner: runner) : nil
+        let rules = folderRules(account: account)
         // Check the folders that exist before creating anything, then the created ones.
+        try rules.check(home: home)
         if let account { try checkReachable(by: account, runner: runner) }
         try createFolder(home, mode: 0o755, owner: nil)
         if let account { try checkReachable(by: account, runner: runner) }
         let lock = try ClusterLock(path: lockFile)
         defer { lock.release() }
+        try rules.check(home: home)
 
         try createFolder(socketFolder, mode: 0o700, owner: account)
         try createFolder(home + "/log", mode: 0o700, owner: account)
@@ -126,6 +135,8 @@ public struct EmbeddedCluster: Sendable {
             try initialize(binaries: binaries, account: account, runner: runner)
         }
         try writeServerSettings(account: account)
+        // What exists now, created here or found, before the server starts or is used.
+        try rules.check(home: home)
         if case .running = currentStatus() {
             // Already served by a postmaster of ours.
         } else {
@@ -153,6 +164,7 @@ public struct EmbeddedCluster: Sendable {
     /// Does nothing when it is not running; clears a stale pid file.
     public func stop() throws {
         guard FileManager.default.fileExists(atPath: dataFolder + "/PG_VERSION") else { return }
+        try checkFolders()
         let lock = try ClusterLock(path: lockFile)
         defer { lock.release() }
         guard case .running = currentStatus() else {
@@ -176,6 +188,26 @@ public struct EmbeddedCluster: Sendable {
     }
 
     // MARK: Checks
+
+    /// Throws a ``ClusterError`` naming the folder and the fix (`chown`, `chmod`) when the
+    /// home, a folder above it, `run/`, `data/` or `log/` belongs to the wrong user or may
+    /// be written by others (the rules of ``DataFolderRules``); starts and creates
+    /// nothing. Run it before connecting to a cluster this process did not just start.
+    public func checkFolders() throws {
+        try validateHome()
+        let account = EmbeddedCluster.isRoot ? ServiceAccount.lookup(serviceUser) : nil
+        try folderRules(account: account).check(home: home)
+    }
+
+    /// The folder rules for this process: as root the server runs as the service user
+    /// (who, when it does not exist yet, owns nothing).
+    private func folderRules(account: ServiceAccount?) -> DataFolderRules {
+        guard EmbeddedCluster.isRoot else { return DataFolderRules(serviceAccount: nil) }
+        if let account { return DataFolderRules(serviceAccount: account) }
+        return DataFolderRules(
+            invoking: DataFolderRules.Owner(uid: 0, name: "root"),
+            server: DataFolderRules.Owner(uid: uid_t.max, name: serviceUser))
+    }
 
     private func validateHome() throws {
         guard home.hasPrefix("/") else {
@@ -219,7 +251,11 @@ public struct EmbeddedCluster: Sendable {
     }
 
     /// Creates `path` and missing parents (parents 0755, `path` with `mode`), handing the
-    /// folder it creates for the cluster to `owner`. Existing folders are left alone.
+    /// folder it creates for the cluster to `owner`. Existing folders are left alone (the
+    /// folder check judges them). A folder for `owner` is made under a temporary name, given
+    /// its mode and owner through a descriptor opened without following links, and renamed
+    /// into place, so no check (of another process, or before the lock) ever sees it with
+    /// the wrong owner.
     private func createFolder(_ path: String, mode: mode_t, owner: ServiceAccount?) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -230,12 +266,33 @@ public struct EmbeddedCluster: Sendable {
         }
         let parent = (path as NSString).deletingLastPathComponent
         if parent != path, !parent.isEmpty { try createFolder(parent, mode: 0o755, owner: nil) }
-        if mkdir(path, mode) != 0, errno != EEXIST {
-            throw ClusterError("cannot create \(path): \(String(cString: strerror(errno)))")
+        let made = owner == nil ? path : path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        if mkdir(made, mode) != 0 {
+            // Made by another process meanwhile: left to the folder check like any other.
+            if errno == EEXIST, made == path { return }
+            throw ClusterError("cannot create \(made): \(String(cString: strerror(errno)))")
         }
-        chmod(path, mode)
-        if let owner, chown(path, owner.uid, owner.gid) != 0 {
-            throw ClusterError("cannot give \(path) to \(owner.name): \(String(cString: strerror(errno)))")
+        do {
+            let descriptor = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ClusterError("cannot open \(made) after creating it: \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            fchmod(descriptor, mode)
+            if let owner, fchown(descriptor, owner.uid, owner.gid) != 0 {
+                throw ClusterError("cannot give \(made) to \(owner.name): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            if made != path { rmdir(made) }
+            throw error
+        }
+        guard made != path else { return }
+        if rename(made, path) != 0 {
+            let code = errno
+            rmdir(made)
+            // Made by another process meanwhile: left to the folder check like any other.
+            if code == EEXIST || code == ENOTEMPTY { return }
+            throw ClusterError("cannot rename \(made) to \(path): \(String(cString: strerror(code)))")
         }
     }
 
@@ -266,12 +323,13 @@ public struct EmbeddedCluster: Sendable {
         let configuration = scratch + "/postgresql.conf"
         let include =
             "\n# Added by SleepLedger: socket-only settings for this data folder.\ninclude_if_exists = 'sleepledger.conf'\n"
-        guard let handle = FileHandle(forWritingAtPath: configuration) else {
-            throw ClusterError("cannot append to \(configuration)")
+        // Appended without following links: the folder belongs to the service user.
+        let descriptor = open(configuration, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ClusterError("cannot append to \(configuration): \(String(cString: strerror(errno)))")
         }
-        handle.seekToEndOfFile()
-        handle.write(Data(include.utf8))
-        handle.closeFile()
+        defer { close(descriptor) }
+        try Self.writeAll(Array(include.utf8), to: descriptor, path: configuration)
         if rename(scratch, dataFolder) != 0 {
             throw ClusterError("cannot rename \(scratch) to \(dataFolder): \(String(cString: strerror(errno)))")
         }
@@ -294,13 +352,40 @@ public struct EmbeddedCluster: Sendable {
         }
         let path = dataFolder + "/sleepledger.conf"
         let text = lines.joined(separator: "\n") + "\n"
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-        else {
-            throw ClusterError("cannot write \(path)")
+        // A new file (never following a link the folder's owner may have put there), owned
+        // by the service user, then renamed over the old one.
+        let scratch = path + ".new"
+        unlink(scratch)
+        let descriptor = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ClusterError("cannot write \(scratch): \(String(cString: strerror(errno)))")
         }
-        if let account { chown(path, account.uid, account.gid) }
+        do {
+            defer { close(descriptor) }
+            if let account, fchown(descriptor, account.uid, account.gid) != 0 {
+                throw ClusterError("cannot give \(scratch) to \(account.name): \(String(cString: strerror(errno)))")
+            }
+            try Self.writeAll(Array(text.utf8), to: descriptor, path: scratch)
+        } catch {
+            unlink(scratch)
+            throw error
+        }
+        if rename(scratch, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(scratch)
+            throw ClusterError("cannot rename \(scratch) to \(path): \(reason)")
+        }
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            written += count
+        }
     }
 
     // MARK: Stale state after a crash

@@ -73,12 +73,10 @@ struct AdminDebtCommand: AdminCommand {
             context.console.writeOutput(table.rendered)
         case .text:
             let style = context.style
-            var lines = [
+            var output: TerminalText =
                 "\(user.handle)  \(summary.horizon.rawValue) debt as of \(summary.asOf): \(ReportFormat.hours(summary.debt.debtSeconds)) over \(ReportFormat.nights(summary.debt.trackedNights)), "
-                    + style.severity(summary.debt.severity)
-                    + " (target \(ReportFormat.hours(summary.goalBand.targetSeconds)), minimum \(ReportFormat.hours(summary.goalBand.minimumSeconds)))",
-                "",
-            ]
+                + style.severity(summary.debt.severity)
+                + " (target \(ReportFormat.hours(summary.goalBand.targetSeconds)), minimum \(ReportFormat.hours(summary.goalBand.minimumSeconds)))\n\n"
             var table = TextTable(header: [
                 ReportFormat.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET",
                 "AVG ASLEEP",
@@ -86,21 +84,18 @@ struct AdminDebtCommand: AdminCommand {
             ])
             for bucket in summary.buckets {
                 let empty = bucket.trackedNights == 0
-                table.append([
-                    ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon),
-                    String(bucket.trackedNights), empty ? "-" : ReportFormat.hours(bucket.debtSeconds),
-                    empty ? "-" : signed(bucket.netBalanceSeconds), ReportFormat.hours(bucket.averageAsleepSeconds),
-                    ReportFormat.hours(bucket.cumulativeDebtSeconds),
-                    bucket.isBelowMinimum ? style.paint("below minimum", .warning) : "",
-                ])
+                table.append(
+                    [
+                        "\(ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon))",
+                        "\(bucket.trackedNights)", empty ? "-" : "\(ReportFormat.hours(bucket.debtSeconds))",
+                        empty ? "-" : "\(signed(bucket.netBalanceSeconds))",
+                        "\(ReportFormat.hours(bucket.averageAsleepSeconds))",
+                        "\(ReportFormat.hours(bucket.cumulativeDebtSeconds))",
+                        bucket.isBelowMinimum ? style.paint("below minimum", .warning) : "",
+                    ] as [TerminalText])
             }
-            lines.append(table.rendered.trimmingTrailingNewlines())
-            context.console.print(
-                lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n")
-                    .split(separator: "\n", omittingEmptySubsequences: false).map {
-                        String($0).replacingTrailingSpaces()
-                    }
-                    .joined(separator: "\n"))
+            output += table.rendered
+            context.console.writeOutput(output)
         }
     }
 

@@ -95,10 +95,9 @@ struct AdminImportsCommand: AdminCommand {
                     String(record.samplesDuplicate), String(record.samplesRejected), String(record.diagnostics.count),
                 ])
             }
-            var output = "\(user.handle)  \(records.count) import\(records.count == 1 ? "" : "s"), newest first\n\n"
-            output +=
-                table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
-                .joined(separator: "\n") + "\n"
+            var output: TerminalText =
+                "\(user.handle)  \(records.count) import\(records.count == 1 ? "" : "s"), newest first\n\n"
+            output += table.rendered
             let withDiagnostics = records.filter { !$0.diagnostics.isEmpty }
             if !withDiagnostics.isEmpty {
                 output += "\nDiagnostics\n"

@@ -101,7 +101,7 @@ struct AdminNightsCommand: AdminCommand {
                 context.console.writeOutput(table.rendered)
             }
         case .text:
-            var output =
+            var output: TerminalText =
                 "\(user.handle)  \(ReportFormat.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
             var table = TextTable(header: [
                 "WAKE DAY", "ZONE", "BED", "ASLEEP AT", "WAKE", "ASLEEP", "IN BED", "AWAKE", "WAKE-UPS", "LATENCY",

@@ -26,37 +26,37 @@ struct AdminStyle: Sendable {
         case bold = "1"
     }
 
-    /// `text` in `tint` when colour is on.
-    func paint(_ text: String, _ tint: Tint) -> String {
-        color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
+    /// `text` in `tint` when colour is on (the only styling sequences the tools write).
+    func paint(_ text: TerminalText, _ tint: Tint) -> TerminalText {
+        color ? TerminalText(styling: text, code: tint.rawValue) : text
     }
 
     /// A severity word, red for critical and yellow for concerning.
-    func severity(_ severity: DebtSeverity) -> String {
+    func severity(_ severity: DebtSeverity) -> TerminalText {
         switch severity {
-        case .normal: return paint(severity.rawValue, .good)
-        case .concerning: return paint(severity.rawValue, .awake)
-        case .critical: return paint(severity.rawValue, .warning)
+        case .normal: return paint("\(severity.rawValue)", .good)
+        case .concerning: return paint("\(severity.rawValue)", .awake)
+        case .critical: return paint("\(severity.rawValue)", .warning)
         }
     }
 
     /// A horizontal bar of `value` against `maximum`, `width` cells wide at most: eighth
     /// blocks on a terminal, `#` otherwise.
-    func bar(_ value: Double, of maximum: Double, width: Int) -> String {
+    func bar(_ value: Double, of maximum: Double, width: Int) -> TerminalText {
         guard maximum > 0, value > 0 else { return "" }
         let cells = min(1, value / maximum) * Double(width)
         if !unicode {
-            return String(repeating: "#", count: max(1, Int(cells.rounded())))
+            return TerminalText(String(repeating: "#", count: max(1, Int(cells.rounded()))))
         }
         let eighths = max(1, Int((cells * 8).rounded()))
         let partials = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
-        return String(repeating: "█", count: eighths / 8) + partials[eighths % 8]
+        return TerminalText(String(repeating: "█", count: eighths / 8) + partials[eighths % 8])
     }
 
     /// The last night's stage bar, `width` cells split by the stage proportions (largest
     /// remainder): `D`, `R`, `C`, `A` (and `u` for unstaged sleep) off a terminal; coloured
     /// blocks, or shades without colour, on one.
-    func stageBar(_ proportions: StageProportions, width: Int) -> String {
+    func stageBar(_ proportions: StageProportions, width: Int) -> TerminalText {
         let parts: [(Double, String, String, Tint)] = [
             (proportions.deep, "D", "█", .deep), (proportions.rem, "R", "▓", .rem),
             (proportions.core, "C", "▒", .core), (proportions.unspecified, "u", "▚", .unspecified),
@@ -72,11 +72,14 @@ struct AdminStyle: Sendable {
             cells[index] += 1
             left -= 1
         }
-        return parts.indices.map { index in
+        return parts.indices.reduce(into: TerminalText.empty) { bar, index in
             let part = parts[index]
-            guard cells[index] > 0 else { return "" }
-            if color { return paint(String(repeating: "█", count: cells[index]), part.3) }
-            return String(repeating: unicode ? part.2 : part.1, count: cells[index])
-        }.joined()
+            guard cells[index] > 0 else { return }
+            if color {
+                bar += paint(TerminalText(String(repeating: "█", count: cells[index])), part.3)
+            } else {
+                bar += TerminalText(String(repeating: unicode ? part.2 : part.1, count: cells[index]))
+            }
+        }
     }
 }

@@ -54,8 +54,8 @@ struct AdminSummaryCommand: AdminCommand {
     }
 
     /// The dashboard as text.
-    static func text(_ summary: Summary, user: User, style: AdminStyle) -> String {
-        var lines: [String] = []
+    static func text(_ summary: Summary, user: User, style: AdminStyle) -> TerminalText {
+        var lines: [TerminalText] = []
         let hours = ReportFormat.hours as (Int64) -> String
         let band = summary.goalBand
         lines.append(
@@ -91,7 +91,7 @@ struct AdminSummaryCommand: AdminCommand {
                 }
                 return "+\(hours(plan.extraSeconds)) a night: \(needed)"
             }
-            if !plans.isEmpty { lines.append("  Recovery          " + plans.joined(separator: "; ")) }
+            if !plans.isEmpty { lines.append("  Recovery          \(plans.joined(separator: "; "))") }
         } else {
             lines.append("  Rolling 14 nights fewer than 5 tracked nights in the last 14 days")
         }
@@ -117,13 +117,13 @@ struct AdminSummaryCommand: AdminCommand {
                     + "  woke \(last.wakeDay), in bed \(ReportFormat.clock(last.bedtimeLocal)) to \(ReportFormat.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(ReportFormat.percent(last.efficiency))"
             )
             let p = last.stageProportions
-            var legend = [
+            var legend: [String] = [
                 "Deep \(ReportFormat.percent(p.deep))", "REM \(ReportFormat.percent(p.rem))",
                 "Core \(ReportFormat.percent(p.core))",
             ]
             if p.unspecified > 0 { legend.append("Unstaged \(ReportFormat.percent(p.unspecified))") }
             legend.append("Awake \(ReportFormat.percent(p.awake))")
-            lines.append("  [" + style.stageBar(p, width: 40) + "]  " + legend.joined(separator: "  "))
+            lines.append("  [\(style.stageBar(p, width: 40))]  \(legend.joined(separator: "  "))")
         } else {
             lines.append(style.paint("Last night", .bold) + "  no night woke on \(summary.asOf) or the day before")
         }
@@ -135,8 +135,8 @@ struct AdminSummaryCommand: AdminCommand {
         if let average = week.averageAsleepSeconds { stats.insert("average \(hours(average)) asleep", at: 0) }
         if let efficiency = week.averageEfficiency { stats.append("efficiency \(ReportFormat.percent(efficiency))") }
         lines.append(
-            style.paint("This week", .bold) + "  (\(week.window.first) to \(week.window.last))  "
-                + stats.joined(separator: ", "))
+            style.paint("This week", .bold)
+                + "  (\(week.window.first) to \(week.window.last))  \(stats.joined(separator: ", "))")
 
         // Trend.
         if let trend = summary.trend {
@@ -156,7 +156,7 @@ struct AdminSummaryCommand: AdminCommand {
             lines.append(style.paint("Patterns", .bold) + "  none triggered")
         } else {
             lines.append(style.paint("Patterns", .bold))
-            lines += findings.map { "  " + $0 }
+            lines += findings.map { "  \($0)" }
         }
         lines.append("")
 
@@ -168,17 +168,16 @@ struct AdminSummaryCommand: AdminCommand {
         for bucket in summary.buckets {
             let bar = style.bar(Double(bucket.debtSeconds), of: maximum, width: 24)
             let painted = bucket.isBelowMinimum ? style.paint(bar, .warning) : bar
-            table.append([
-                "  " + ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon),
-                bucket.trackedNights == 0 ? "-" : hours(bucket.debtSeconds),
-                hours(bucket.cumulativeDebtSeconds), painted,
-            ])
+            table.append(
+                [
+                    "  \(ReportFormat.bucketLabel(bucket.range, horizon: summary.horizon))",
+                    bucket.trackedNights == 0 ? "-" : "\(hours(bucket.debtSeconds))",
+                    "\(hours(bucket.cumulativeDebtSeconds))", painted,
+                ] as [TerminalText])
         }
-        lines.append(
-            contentsOf: table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().map {
-                String($0).replacingTrailingSpaces()
-            })
-        return lines.map { $0.replacingTrailingSpaces() }.joined(separator: "\n").trimmingTrailingNewlines() + "\n"
+        lines += table.lines.dropFirst()
+        while let last = lines.last, last.visible.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        return lines.reduce(into: TerminalText.empty) { $0 += $1.trimmingTrailingSpaces() + "\n" }
     }
 
     /// The triggered patterns with their figures.
@@ -209,20 +208,4 @@ struct AdminSummaryCommand: AdminCommand {
     }
 
     static func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
-}
-
-extension String {
-    /// The string without trailing spaces.
-    func replacingTrailingSpaces() -> String {
-        var text = self
-        while text.hasSuffix(" ") { text.removeLast() }
-        return text
-    }
-
-    /// The string without trailing newlines.
-    func trimmingTrailingNewlines() -> String {
-        var text = self
-        while text.hasSuffix("\n") { text.removeLast() }
-        return text
-    }
 }

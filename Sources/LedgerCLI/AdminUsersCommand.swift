@@ -120,22 +120,21 @@ struct AdminUsersCommand: AdminCommand {
                 "LAST IMPORT", "LAST ROLLUP",
             ])
             for row in rows {
-                table.append([
-                    row.handle, row.timeZone, String(row.trackedNights), row.lastNightWakeDay?.description ?? "-",
-                    ReportFormat.hours(row.lastNightAsleepSeconds), ReportFormat.hours(row.debtSeconds),
-                    row.severity.map(style.severity) ?? "-", row.score.map(String.init) ?? "-",
-                    row.grade?.rawValue ?? "-", ReportFormat.utcTime(row.lastImportAt),
-                    ReportFormat.utcTime(row.lastRollupAt),
-                ])
+                let severity: TerminalText = row.severity.map(style.severity) ?? "-"
+                let cells: [TerminalText] = [
+                    "\(row.handle)", "\(row.timeZone)", "\(row.trackedNights)",
+                    "\(row.lastNightWakeDay?.description ?? "-")", "\(ReportFormat.hours(row.lastNightAsleepSeconds))",
+                    "\(ReportFormat.hours(row.debtSeconds))", severity, "\(row.score.map(String.init) ?? "-")",
+                    "\(row.grade?.rawValue ?? "-")", "\(ReportFormat.utcTime(row.lastImportAt))",
+                    "\(ReportFormat.utcTime(row.lastRollupAt))",
+                ]
+                table.append(cells)
             }
-            var output =
-                table.rendered.split(separator: "\n").map { String($0).replacingTrailingSpaces() }
-                .joined(separator: "\n") + "\n"
+            var output = table.rendered
             let shown = "\(rows.count) of \(overviews.count) user\(overviews.count == 1 ? "" : "s")"
-            output +=
-                "\n" + shown
-                + (asOf.map { ", 7-day figures computed as of \($0)" }
-                    ?? ", 7-day figures as the last rollup stored them") + "\n"
+            let figures =
+                asOf.map { ", 7-day figures computed as of \($0)" } ?? ", 7-day figures as the last rollup stored them"
+            output += "\n\(shown)\(figures)\n"
             let withoutNights = rows.filter { $0.trackedNights == 0 }.count
             if withoutNights > 0 {
                 output +=

@@ -3,7 +3,10 @@ public import LedgerServices
 /// Everything a `sleepledger` or `sleepledger-admin` run needs to know about its
 /// surroundings, built once from the environment before any work and never changed
 /// afterwards.
-public struct Configuration: Sendable {
+///
+/// Printing it (`description`, reflection) never shows a password: the connection strings
+/// are redacted.
+public struct Configuration: Sendable, CustomStringConvertible, CustomReflectable {
     /// Where the database is (`DATABASE_URL`, libpq's `PG*` variables, or the embedded
     /// default under `SLEEPLEDGER_HOME`) and where the migrations are
     /// (`SLEEPLEDGER_MIGRATIONS`, else next to the executable, else found in the checkout).
@@ -27,6 +30,16 @@ public struct Configuration: Sendable {
         allowsColor = isTerminal && environment["NO_COLOR"] == nil
         showsDebugDetail = Self.showsDebugDetail(environment)
     }
+
+    /// The database, the admin connection and the switches, passwords replaced by `***`.
+    public var description: String {
+        var text = "database: \(database.configuration.description)"
+        if let readOnlyURL { text += ", \(Self.readOnlyURLVariable): \(DatabaseConfiguration.redacted(readOnlyURL))" }
+        return text + ", colour: \(allowsColor), debug detail: \(showsDebugDetail)"
+    }
+
+    /// No children: reflection must not reach the connection strings.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 
     /// Whether `SLEEPLEDGER_DEBUG` asks for debug detail (`1`, `true` or `yes`).
     static func showsDebugDetail(_ environment: [String: String]) -> Bool {

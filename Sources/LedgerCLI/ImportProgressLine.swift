@@ -31,13 +31,14 @@ final class ImportProgressLine {
         if let lastDrawn, now - lastDrawn < Self.interval { return }
         lastDrawn = now
         hasDrawn = true
-        console.writeError("\r\u{1B}[2K" + Self.text(progress, name: name, elapsed: now - started))
+        // The program's own carriage return and line clear; the file name is a value.
+        console.writeError("\r\u{1B}[2K\(Self.text(progress, name: name, elapsed: now - started))" as TerminalText)
     }
 
     /// Clears the line so the summary or an error starts on a clean line.
     func finish() {
         guard isEnabled, hasDrawn else { return }
-        console.writeError("\r\u{1B}[2K")
+        console.writeError("\r\u{1B}[2K" as TerminalText)
         hasDrawn = false
     }
 

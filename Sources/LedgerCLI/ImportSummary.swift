@@ -92,15 +92,17 @@ struct ImportSummary: Encodable {
         self.seconds = (seconds * 1000).rounded() / 1000
     }
 
-    /// The text form: a headline, then one fact per line.
-    var text: String {
-        var lines: [String] = []
-        var identity = "\(MessageText.escaped(file)): \(kind)"
-        if let entry { identity += " (\(MessageText.escaped(entry)))" }
+    /// The text form: a headline, then one fact per line. File names, entry names,
+    /// warnings and diagnostics are values (``TerminalText``): their control characters
+    /// are shown, not obeyed.
+    var text: TerminalText {
+        var lines: [TerminalText] = []
+        var identity: TerminalText = "\(file): \(kind)"
+        if let entry { identity += " (\(entry))" }
         identity += ", \(sizeBytes) bytes, sha256 \(sha256)"
         lines.append((dryRun ? "dry run, nothing written: " : "") + identity)
         func row(_ label: String, _ value: String) {
-            lines.append("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0) + value)
+            lines.append("  \(label.padding(toLength: 20, withPad: " ", startingAt: 0))\(value)")
         }
         row("sleep records read", "\(sleepRecordsRead) (of \(recordsSeen) records)")
         row("accepted", "\(accepted)")
@@ -114,10 +116,10 @@ struct ImportSummary: Encodable {
         if let earliestStart, let latestEnd { row("samples span", "\(earliestStart) to \(latestEnd)") }
         if let dirtyFrom { row("rollups dirty from", dirtyFrom) }
         row("took", String(format: "%.2f s", seconds))
-        for warning in warnings { lines.append("  warning: \(MessageText.escaped(warning))") }
+        for warning in warnings { lines.append("  warning: \(warning)") }
         for diagnostic in diagnostics.prefix(Self.diagnosticsShown) {
             lines.append(
-                "  \(MessageText.escaped(diagnostic.file)):\(diagnostic.line): \(MessageText.escaped(diagnostic.reason))"
+                "  \(diagnostic.file):\(diagnostic.line): \(diagnostic.reason)"
             )
         }
         let more = rejected - min(rejected, min(diagnostics.count, Self.diagnosticsShown))
@@ -125,6 +127,8 @@ struct ImportSummary: Encodable {
         if let inserted, inserted == 0, accepted > 0 {
             lines.append("nothing new: all \(accepted) samples were already imported")
         }
-        return lines.joined(separator: "\n")
+        var text = TerminalText.empty
+        for (index, line) in lines.enumerated() { text += (index == 0 ? "" : "\n") + line }
+        return text
     }
 }

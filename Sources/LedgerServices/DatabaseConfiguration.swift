@@ -11,9 +11,14 @@ import PostgresClient
 ///    (see ``libpqSelectingVariables``): the connection string is empty and libpq reads them.
 /// 3. The embedded cluster in a data folder: `SLEEPLEDGER_HOME` when set, else
 ///    `/var/lib/sleepledger` for root, else `$HOME/.local/share/sleepledger`.
-public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertible {
-    /// Where the connection string comes from.
-    public enum Source: Sendable, Equatable {
+public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// Where the connection string comes from. Printed (`description`, `debugDescription`,
+    /// reflection) with any password replaced by `***`.
+    public enum Source: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// `DATABASE_URL`, verbatim (it may hold a password: never print it, use
         /// `ConnectionString.redacted(_:)`).
         case url(String)
@@ -21,6 +26,21 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
         case libpqEnvironment
         /// The embedded cluster under this data folder.
         case embedded(home: String)
+
+        /// `url(<redacted conninfo>)`, `libpqEnvironment` or `embedded(home: <folder>)`.
+        public var description: String {
+            switch self {
+            case .url(let url): return "url(\(ConnectionString.redacted(url)))"
+            case .libpqEnvironment: return "libpqEnvironment"
+            case .embedded(let home): return "embedded(home: \(home))"
+            }
+        }
+
+        /// The same as ``description``: no password, even for debugging.
+        public var debugDescription: String { description }
+
+        /// No children: reflection (`dump`, test failure output) must not reach the URL.
+        public var customMirror: Mirror { Mirror(self, children: [:]) }
     }
 
     /// The `PG*` variables that choose a server, database or user; any one of them set
@@ -96,14 +116,17 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
 
     /// The connection string to use: the URL, the empty string for libpq's environment,
     /// or, for the embedded source, the cluster's (started first, created on first use,
-    /// when `startingEmbeddedCluster`; otherwise just its connection string).
+    /// when `startingEmbeddedCluster`; otherwise just its connection string, after
+    /// checking that nobody else could have replaced its socket: `EmbeddedCluster.checkFolders()`).
     public func conninfo(startingEmbeddedCluster: Bool = true) throws -> String {
         switch source {
         case .url(let url): return url
         case .libpqEnvironment: return ""
         case .embedded(let home):
             let cluster = EmbeddedCluster(home: home)
-            return startingEmbeddedCluster ? try cluster.start() : cluster.conninfo()
+            if startingEmbeddedCluster { return try cluster.start() }
+            try cluster.checkFolders()
+            return cluster.conninfo()
         }
     }
 
@@ -115,5 +138,18 @@ public struct DatabaseConfiguration: Sendable, Equatable, CustomStringConvertibl
         case .libpqEnvironment: return "libpq environment (PG* variables)"
         case .embedded(let home): return "embedded cluster at \(home)"
         }
+    }
+
+    /// The same as ``description``: no password, even for debugging.
+    public var debugDescription: String { description }
+
+    /// No children: reflection (`dump`, test failure output) must not reach the URL.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+
+    /// `conninfo` (a URL or `key=value` string from the environment) with any password
+    /// replaced by `***`, for front ends that print one; unparsable input is summarised
+    /// without its content.
+    public static func redacted(_ conninfo: String) -> String {
+        ConnectionString.redacted(conninfo)
     }
 }

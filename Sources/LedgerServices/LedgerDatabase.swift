@@ -8,7 +8,7 @@ import PostgresClient
 /// On the embedded default a session starts the cluster on demand (creating it on first
 /// use) and migrates it, schema and roles; on an external database a writing session
 /// refuses pending migrations and every session refuses a schema newer than this build.
-public struct LedgerDatabase: Sendable {
+public struct LedgerDatabase: Sendable, CustomStringConvertible {
     /// Whether a session is about to write, which requires an up-to-date schema.
     public enum Access: Sendable {
         /// Only reads.
@@ -47,6 +47,9 @@ public struct LedgerDatabase: Sendable {
             configuration: configuration,
             migrationsFolder: Migrator.locateMigrationsFolder(environment: environment))
     }
+
+    /// The configuration's log-safe description (no password).
+    public var description: String { configuration.description }
 
     /// The migrator for this build's migrations.
     func migrator() throws(ServiceError) -> Migrator {
@@ -132,7 +135,13 @@ public struct LedgerDatabase: Sendable {
         if let explicitURL, !explicitURL.isEmpty { return explicitURL }
         switch configuration.source {
         case .url(let url):
-            return try ConnectionString.settingParameter("user", to: role, in: url)
+            do {
+                return try ConnectionString.settingParameter("user", to: role, in: url)
+            } catch let error as PostgresError {
+                // A configuration the person must fix, not a bug; the message is log-safe.
+                throw ServiceError(
+                    .unavailable, "cannot use DATABASE_URL: \(error.message)", debugDetail: error.debugDescription)
+            }
         case .libpqEnvironment:
             return try ConnectionString.settingParameter("user", to: role, in: "")
         case .embedded(let home):
@@ -142,6 +151,8 @@ public struct LedgerDatabase: Sendable {
                     .unavailable,
                     "the embedded database at \(home) is not running; start it with `sleepledger db start`")
             }
+            // Its socket must be one nobody else could have put there.
+            try cluster.checkFolders()
             return try ConnectionString.settingParameter("user", to: role, in: cluster.conninfo())
         }
     }

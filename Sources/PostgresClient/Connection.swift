@@ -19,7 +19,10 @@ public final class Connection {
 
     /// Connects with a libpq connection string: `key=value` pairs, a
     /// `postgresql://` URL, or the empty string to use only libpq's `PG*` environment.
-    /// Throws `connectionFailed` with libpq's message (which never contains the password).
+    /// Throws `connectionFailed` with libpq's message on one line, made log-safe by
+    /// ``ConnectionString/logSafeMessage(_:conninfo:)``: libpq quotes a malformed string
+    /// (an unclosed `[`, a bad percent escape) in its message, password included, and
+    /// neither the message nor the debug description may show it.
     public init(conninfo: String) throws {
         guard let connection = PQconnectdb(conninfo) else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
@@ -27,7 +30,9 @@ public final class Connection {
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Connection.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
-            throw PostgresError(.connectionFailed, message.isEmpty ? "could not connect" : message)
+            throw PostgresError(
+                .connectionFailed,
+                message.isEmpty ? "could not connect" : ConnectionString.logSafeMessage(message, conninfo: conninfo))
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection

@@ -30,4 +30,12 @@ struct AdminTerminalTests {
         #expect(!pipe.contains("\u{1B}["))
         #expect(pipe.unicodeScalars.allSatisfy { $0.isASCII })
     }
+
+    @Test("colour does not shift columns: the coloured users table without its SGR sequences is the NO_COLOR one")
+    func colourKeepsColumnsAligned() throws {
+        let coloured = try run(["users"], terminal: true, noColor: false)
+        let plain = try run(["users"], terminal: true, noColor: true)
+        #expect(coloured.contains("\u{1B}[3"))
+        #expect(coloured.replacing(try Regex("\u{1B}\\[[0-9;]*m"), with: "") == plain)
+    }
 }
