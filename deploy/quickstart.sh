@@ -33,3 +33,45 @@ trap 'rm -rf "$sample_dir"' EXIT
 
 # The demo user's dashboard, read through the read-only role by the admin tool.
 "$bin/sleepledger-admin" summary demo
+
+# The upload server: started in the background on 127.0.0.1:8080, the way people send
+# their own exports (docs/http-api.md). A server left by an earlier run is stopped first.
+if [ -n "${SLEEPLEDGER_HOME:-}" ]; then home="$SLEEPLEDGER_HOME"
+elif [ "$(id -u)" -eq 0 ]; then home=/var/lib/sleepledger
+else home="$HOME/.local/share/sleepledger"; fi
+pidfile="$home/quickstart-server.pid"
+if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  kill "$(cat "$pidfile")"
+  for _ in $(seq 1 100); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.2; done
+fi
+nohup "$bin/sleepledger" serve --listen 127.0.0.1:8080 >"$home/quickstart-server.log" 2>&1 &
+echo $! >"$pidfile"
+for _ in $(seq 1 150); do
+  curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1 && break
+  sleep 0.2
+done
+curl -fsS http://127.0.0.1:8080/healthz >/dev/null || { cat "$home/quickstart-server.log" >&2; exit 69; }
+
+# A personal token for the demo user (printed once; only its SHA-256 is stored), and an
+# upload of another generated export over HTTP, as a phone or a browser would send it.
+token="$("$bin/sleepledger" token create --user demo --name quickstart --scope ingest)"
+"$bin/make-export" --size 5MB --seed 8 --until "$(date -u +%F)" --format zip --output "$sample_dir/upload.zip"
+echo "POST /api/v1/imports (upload.zip)"
+answer="$(curl -sS -H "Authorization: Bearer $token" -H "Content-Type: application/zip" \
+  --data-binary @"$sample_dir/upload.zip" http://127.0.0.1:8080/api/v1/imports)"
+echo "$answer"
+id="$(printf '%s' "$answer" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')"
+[ -n "$id" ] || { echo "quickstart: the upload was not accepted" >&2; exit 70; }
+for _ in $(seq 1 300); do
+  status="$(curl -sS -H "Authorization: Bearer $token" "http://127.0.0.1:8080/api/v1/imports/$id")"
+  case "$status" in *'"state":"queued"'*|*'"state":"running"'*) sleep 0.2 ;; *) break ;; esac
+done
+echo "GET /api/v1/imports/$id"
+echo "$status"
+
+# The worker rolled the demo user up after the import: the summary includes the upload.
+"$bin/sleepledger-admin" summary demo
+
+echo
+echo "The upload server runs in the background on http://127.0.0.1:8080 (log: $home/quickstart-server.log)."
+echo "Stop it with: kill $(cat "$pidfile")"

@@ -3,6 +3,7 @@ import Glibc
 import HealthImport
 public import LedgerServices
 import LedgerStore
+import SleepReports
 
 /// The server's routes: functions from a request to a response, testable without
 /// sockets. Routes that read no body answer from the request's head; an upload streams
@@ -73,6 +74,9 @@ public final class ServerRoutes: @unchecked Sendable {
         case ["healthz"]:
             guard request.method == "GET" || request.method == "HEAD" else { return .respond(Self.notAllowed("GET")) }
             return .respond(health())
+        case ["api", "v1", "me"]:
+            guard request.method == "GET" else { return .respond(Self.notAllowed("GET")) }
+            return .respond(authorized(request, requiring: .full) { caller in try account(caller) })
         case ["api", "v1", "imports"]:
             switch request.method {
             case "POST": return planUpload(request)
@@ -99,14 +103,21 @@ public final class ServerRoutes: @unchecked Sendable {
 
     // MARK: Authentication
 
-    /// Runs `body` for the caller the request's token names, or answers 401 (no body read).
-    func authorized(_ request: HTTPRequest, _ body: (TokenService.Caller) throws -> HTTPResponse) -> HTTPResponse {
+    /// Runs `body` for the caller the request's token names, or answers 401 (no body read),
+    /// or 403 when the token's scope is narrower than `scope`.
+    func authorized(
+        _ request: HTTPRequest, requiring scope: TokenStore.Scope = .ingest,
+        _ body: (TokenService.Caller) throws -> HTTPResponse
+    ) -> HTTPResponse {
         guard let token = request.bearerToken else {
             return HTTPResponse(ServiceError(.unauthorized, "a valid API token is required"))
         }
         do {
             let caller = try pool.withSession { session in
                 try TokenService(session: session).authenticate(token, now: now())
+            }
+            guard scope == .ingest || caller.scope == .full else {
+                return HTTPResponse(ServiceError(.forbidden, "this route needs a token with the full scope"))
             }
             return try body(caller)
         } catch {
@@ -136,6 +147,33 @@ public final class ServerRoutes: @unchecked Sendable {
         } catch {
             return .json(Health(status: "unavailable"), status: 503)
         }
+    }
+
+    func account(_ caller: TokenService.Caller) throws -> HTTPResponse {
+        struct Me: Encodable {
+            var handle: String
+            var timeZone: String
+            var targetSeconds: Int64
+            var minimumSeconds: Int64
+            var lastImportAt: String?
+            var lastRollupAt: String?
+
+            enum CodingKeys: String, CodingKey {
+                case handle
+                case timeZone = "time_zone"
+                case targetSeconds = "target_seconds"
+                case minimumSeconds = "minimum_seconds"
+                case lastImportAt = "last_import_at"
+                case lastRollupAt = "last_rollup_at"
+            }
+        }
+        let account = try pool.withSession { session in try UserService(session: session).account(id: caller.userID) }
+        return .json(
+            Me(
+                handle: account.user.handle, timeZone: account.user.timeZoneIdentifier,
+                targetSeconds: account.user.goals.targetSeconds, minimumSeconds: account.user.goals.minimumSeconds,
+                lastImportAt: account.lastImportAt.map { ReportFormat.isoUTC($0) },
+                lastRollupAt: account.lastRollupAt.map { ReportFormat.isoUTC($0) }))
     }
 
     func listImports(_ caller: TokenService.Caller) throws -> HTTPResponse {

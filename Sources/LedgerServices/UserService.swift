@@ -96,6 +96,32 @@ public struct UserService {
         }
     }
 
+    /// A person's own account as the API shows it: settings and bookkeeping times.
+    public struct Account: Sendable, Hashable {
+        /// The user.
+        public var user: User
+        /// When their latest import started, epoch seconds.
+        public var lastImportAt: Int64?
+        /// When the rollup last wrote their results, epoch seconds.
+        public var lastRollupAt: Int64?
+    }
+
+    /// The account of user `id`, read as that user (row-level security applies on the
+    /// server's role).
+    public func account(id: Int64) throws(ServiceError) -> Account {
+        let account = try ServiceError.wrapping {
+            try session.asUser(id) { () -> Account? in
+                guard let user = try store.find(id: id) else { return nil }
+                return Account(
+                    user: user,
+                    lastImportAt: try AdminQueries(connection: session.connection).imports(userID: id).first?.startedAt,
+                    lastRollupAt: try RollupStateStore(connection: session.connection).lastRollup(userID: id).at)
+            }
+        }
+        guard let account else { throw ServiceError(.notFound, "no such user") }
+        return account
+    }
+
     /// One row per user, by handle: settings, stored weekly headline, last import and
     /// rollup (the admin overview).
     public func overviews() throws(ServiceError) -> [AdminUserOverview] {

@@ -224,6 +224,15 @@ struct ServerTests {
         #expect(try server.curl("/api/v1/imports/\(id)", ["-X", "DELETE"], token: ben).status == 404)
         #expect((try server.curl("/api/v1/imports", token: ben).json["imports"] as? [Any])?.isEmpty == true)
         #expect(try server.curl("/api/v1/imports/\(id)", token: anna).status == 200)
+
+        // Ben's ingest token may upload and follow imports, but not read data: 403.
+        let forbidden = try server.curl("/api/v1/me", token: ben)
+        #expect(forbidden.status == 403 && forbidden.errorCode == "forbidden")
+        let me = try server.curl("/api/v1/me", token: anna)
+        #expect(me.status == 200)
+        #expect(me.json["handle"] as? String == "anna")
+        #expect(me.json["time_zone"] as? String == "Europe/Berlin")
+        #expect(me.json["last_import_at"] == nil)
     }
 }
 
