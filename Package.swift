@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
-                "LedgerCLI", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
+                "LedgerCLI", "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport",
+                "SleepCore",
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
                 "make-export",
             ],

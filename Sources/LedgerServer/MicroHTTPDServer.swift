@@ -26,6 +26,10 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var status = 0
         var responseBytes = 0
         var isAnswered = false
+        /// The answer decided while the body still arrives; libmicrohttpd sends a response
+        /// only once the body has been read, so the rest is read and dropped first.
+        var deferred: HTTPResponse?
+        var droppedBytes: Int64 = 0
 
         init(request: HTTPRequest, plan: ServerRoutes.Plan, started: ContinuousClock.Instant) {
             self.request = request
@@ -203,6 +207,16 @@ final class MicroHTTPDServer: @unchecked Sendable {
             uploadDataSize.pointee = 0
             return .YES
         }
+        if let deferred = state.deferred {
+            let size = uploadDataSize.pointee
+            guard size == 0 else {
+                uploadDataSize.pointee = 0
+                state.droppedBytes += Int64(size)
+                // Dropping is bounded by the cap too: past it, the connection is cut.
+                return state.droppedBytes > configuration.maximumUploadBytes ? .NO : .YES
+            }
+            return queue(deferred, state, connection)
+        }
         let size = uploadDataSize.pointee
         if size > 0, let uploadData {
             uploadDataSize.pointee = 0
@@ -255,24 +269,23 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 guard let processor = state.postProcessor,
                     let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
                 else {
-                    return queue(
-                        .error(400, code: "bad_form", message: "the form could not be read"), state, connection)
+                    receiver.abandon()
+                    state.deferred = .error(
+                        400, code: "bad_form", message: "the form could not be read (no boundary, or malformed)")
+                    return .YES
                 }
                 accepted = MHD_post_process(processor, base, bytes.count) == .YES
             } else {
                 accepted = receiver.append(bytes)
             }
             guard accepted else {
-                if receiver.isOverCap {
-                    // Cut at the cap: answer 413 if libmicrohttpd still can, else close.
-                    let response = HTTPResponse.error(
-                        413, code: "too_large",
-                        message: "uploads are limited to \(configuration.maximumUploadBytes) bytes")
-                    return queue(response, state, connection)
-                }
-                return queue(
-                    .error(400, code: "bad_body", message: "the upload could not be read or stored"), state,
-                    connection)
+                // Cut at the cap: the connection closes without reading more.
+                if receiver.isOverCap { return .NO }
+                receiver.abandon()
+                state.deferred = .error(
+                    400, code: state.isMultipart ? "bad_form" : "bad_body",
+                    message: "the upload could not be read or stored")
+                return .YES
             }
             return .YES
         }

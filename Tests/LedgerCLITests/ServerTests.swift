@@ -105,6 +105,11 @@ struct ServerTests {
         response = try server.curl(
             "/api/v1/imports", ["-H", "Content-Type: image/png", "--data-binary", "x"], token: token)
         #expect(response.status == 415)
+        // A form without a boundary cannot be read.
+        response = try server.curl(
+            "/api/v1/imports", ["-H", "Content-Type: multipart/form-data", "--data-binary", "--x\r\n\r\nx"],
+            token: token)
+        #expect(response.status == 400 && response.errorCode == "bad_form", "\(response.body)")
         response = try server.curl(
             "/api/v1/imports", ["-H", "Content-Type: text/csv", "--data-binary", "just some notes\n"], token: token)
         #expect(response.status == 422, "\(response.body)")
@@ -247,7 +252,7 @@ struct ServerFailureTests {
         return try connection.execute(sql).single().int(0) ?? -1
     }
 
-    @Test("killed during an import, the server's next start imports the job once; nothing is duplicated or left")
+    @Test("a server killed during an import: the next start imports the job once; nothing is duplicated or left")
     func killedDuringImport() throws {
         let server = try ServerProcess(["--workers", "0"])
         let token = try ServerTests.user("anna", server)
@@ -258,14 +263,8 @@ struct ServerFailureTests {
             "/api/v1/imports", ["-H", "Content-Type: application/zip", "--data-binary", "@" + zip.path], token: token)
         let id = try #require(upload.importObject["id"] as? Int)
         server.stop()
-        // A worker process on the same spool takes it; kill it while the job runs.
-        let worker = Process()
-        worker.executableURL = builtProductsDirectory().appendingPathComponent("sleepledger")
-        worker.arguments = ["worker", "--spool", server.spool.path]
-        worker.environment = server.environment
-        worker.standardError = FileHandle.nullDevice
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
+        // A server with a worker takes it; kill the server while the job runs.
+        let importing = try ServerProcess(["--workers", "1"], environment: server.environment, spool: server.spool)
         let connection = try server.connection()
         defer { connection.close() }
         var sawRunning = false
@@ -280,8 +279,7 @@ struct ServerFailureTests {
             if state == "done" { break }
             usleep(2_000)
         }
-        kill(worker.processIdentifier, SIGKILL)
-        worker.waitUntilExit()
+        importing.stop(SIGKILL)
         #expect(sawRunning)
         let stateAfterKill = try connection.execute("SELECT state FROM import_jobs WHERE id = $1", [.int(id)]).single()
             .string(0)
