@@ -15,7 +15,12 @@ struct NightIntervalsMigrationTests {
         defer { connection.close() }
         let all = try Migrator(folder: TestDatabase.migrationsFolder)
         _ = try Migrator(migrations: all.migrations.filter { $0.version <= 5 }).migrate(on: connection)
-        let user = try UserStore(connection: connection).add(handle: "anna", timeZone: "Europe/Berlin")
+        // As the 0005 schema had it (UserStore.add writes tables of later migrations too).
+        let userID = try #require(
+            try connection.execute(
+                "INSERT INTO users (handle, time_zone) VALUES ('anna', 'Europe/Berlin') RETURNING id"
+            ).single().int64(0))
+        try connection.execute("INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(userID)])
         // Written as the 0003 schema stored them: [[start, end], ...] JSON, and no intervals.
         for (day, intervals) in [(30, "[[1743286500, 1743300000], [1743301800, 1743313500]]"), (31, "[]")] {
             try connection.execute(
@@ -27,11 +32,11 @@ struct NightIntervalsMigrationTests {
                 VALUES ($1, $2, 'Europe/Berlin', to_timestamp(1743285600), to_timestamp(1743286500),
                     to_timestamp(1743313500), 25200, 27900, 1800, 1, 0, 0, 0, 25200, 0.9, false, 'Watch', 1,
                     $3::jsonb, '[]')
-                """, [.int64(user.id), .date(LocalDate(year: 2025, month: 3, day: day)), .text(intervals)])
+                """, [.int64(userID), .date(LocalDate(year: 2025, month: 3, day: day)), .text(intervals)])
         }
         _ = try all.migrate(on: connection)
 
-        let nights = try NightStore(connection: connection).nights(userID: user.id)
+        let nights = try NightStore(connection: connection).nights(userID: userID)
         #expect(
             nights.map(\.asleepIntervals) == [
                 [
@@ -41,7 +46,7 @@ struct NightIntervalsMigrationTests {
                 [],
             ])
         let stored = try connection.execute(
-            "SELECT asleep_intervals::text FROM nights WHERE user_id = $1 ORDER BY wake_day", [.int64(user.id)])
+            "SELECT asleep_intervals::text FROM nights WHERE user_id = $1 ORDER BY wake_day", [.int64(userID)])
         #expect(try stored.rows.map { try $0.string(0) } == ["{1743286500,1743300000,1743301800,1743313500}", "{}"])
         // Summaries compress with lz4 where the server has it (the default pglz otherwise).
         let hasLZ4 = try connection.execute(
@@ -57,7 +62,7 @@ struct NightIntervalsMigrationTests {
         // An odd number of bounds is refused by the table.
         #expect(throws: PostgresError.self) {
             try connection.execute(
-                "UPDATE nights SET asleep_intervals = '{1,2,3}' WHERE user_id = $1", [.int64(user.id)])
+                "UPDATE nights SET asleep_intervals = '{1,2,3}' WHERE user_id = $1", [.int64(userID)])
         }
     }
 }
