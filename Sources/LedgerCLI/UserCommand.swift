@@ -15,7 +15,8 @@ enum UserCommand {
                                List users
           set HANDLE [--time-zone ZONE] [--target D] [--minimum D]
                                Change settings; marks the user's summaries stale
-          remove HANDLE --yes  Delete the user and all of their data
+          remove HANDLE --yes  Delete the user and all of their data (waits for a
+                               running import of the user to finish)
 
         Durations are written like 8h, 7h30m, 450m or 7.5h. Target sleep drives debt;
         minimum acceptable drives compliance. The target may not be below the minimum.
@@ -77,7 +78,9 @@ enum UserCommand {
             }
             let session = try database.open(access: .writes)
             defer { session.close() }
-            try UserService(session: session).remove(handle: handle)
+            try UserService(session: session).remove(handle: handle) { holder in
+                console.note("sleepledger: waiting for \(ImportLockHolder.text(holder, handle: handle)) to finish")
+            }
             console.print("removed \(handle) and all of their data")
         default:
             throw CLIError.usage("unknown user action '\(action)'", help: usage)

@@ -56,6 +56,8 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case let error as PostgresError:
             let kind: Kind
             switch error.kind {
+            // lock_not_available: a lock wait ran out (lock_timeout, NOWAIT).
+            case _ where error.sqlState == "55P03": kind = .busy
             case .connectionFailed: kind = .unavailable
             case .alreadyExists: kind = .alreadyExists
             case .invalidValue, .constraintViolated: kind = .invalidInput
@@ -68,6 +70,7 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             case .notFound: kind = .notFound
             case .schemaTooNew, .schemaPending: kind = .unavailable
             case .invalidValue: kind = .invalidInput
+            case .busy: kind = .busy
             default: kind = .internalFailure
             }
             self.init(kind, error.description)

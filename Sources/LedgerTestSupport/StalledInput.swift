@@ -66,12 +66,12 @@ public struct Finished<T: Sendable>: Sendable {
     public var result: Result<T, any Error>?
     /// Seconds until it returned (the limit when it did not).
     public var seconds: Double
-    private let done: Completion
+    private let run: Run<T>
 
-    fileprivate init(result: Result<T, any Error>?, seconds: Double, done: Completion) {
+    fileprivate init(result: Result<T, any Error>?, seconds: Double, run: Run<T>) {
         self.result = result
         self.seconds = seconds
-        self.done = done
+        self.run = run
     }
 
     /// Whether the call returned in time.
@@ -87,45 +87,50 @@ public struct Finished<T: Sendable>: Sendable {
     /// its thread to end, so the test does not end under it. Returns whether it ended.
     @discardableResult
     public func waitForThread(seconds: Double = 60) -> Bool {
-        done.wait(seconds: seconds)
+        run.wait(seconds: seconds)
+    }
+
+    /// Waits at most `seconds` for the call (see ``waitForThread(seconds:)``) and returns
+    /// what it returned or threw; `nil` when it still runs.
+    public func finalResult(waiting seconds: Double = 60) -> Result<T, any Error>? {
+        guard run.wait(seconds: seconds) else { return nil }
+        return run.result
     }
 }
 
 /// Runs `body` on a thread of its own and waits at most `seconds` for it, so that a call
 /// that never returns (a lock held forever, a stalled read) fails the test instead of
 /// hanging it. When it did not return in time, the caller unblocks it (releases the pipe
-/// or the lock) and then calls ``Finished/waitForThread(seconds:)``.
+/// or the lock) and then calls ``Finished/waitForThread(seconds:)``. With `seconds` 0 it
+/// starts `body` and returns at once.
 public func finishing<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () throws -> T)
     -> Finished<T>
 {
     let clock = ContinuousClock()
     let started = clock.now
-    let box = Mutex<Result<T, any Error>?>(nil)
-    let done = Completion()
-    Thread {
-        let result = Result { try body() }
-        box.withLock { $0 = result }
-        done.signal()
-    }.start()
-    guard done.wait(seconds: seconds) else { return Finished(result: nil, seconds: seconds, done: done) }
+    let run = Run<T>()
+    Thread { run.finish(Result { try body() }) }.start()
+    guard seconds > 0, run.wait(seconds: seconds) else { return Finished(result: nil, seconds: seconds, run: run) }
     let elapsed = started.duration(to: clock.now)
     return Finished(
-        result: box.withLock { $0 },
-        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, done: done)
+        result: run.result,
+        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, run: run)
 }
 
-/// A one-time signal that any number of waiters see.
-private final class Completion: Sendable {
+/// One call on its own thread: its result once it returned, seen by any number of waiters.
+private final class Run<T: Sendable>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let isDone = Mutex(false)
+    private let box = Mutex<Result<T, any Error>?>(nil)
 
-    func signal() {
-        isDone.withLock { $0 = true }
+    var result: Result<T, any Error>? { box.withLock { $0 } }
+
+    func finish(_ result: Result<T, any Error>) {
+        box.withLock { $0 = result }
         semaphore.signal()
     }
 
     func wait(seconds: Double) -> Bool {
-        if isDone.withLock({ $0 }) { return true }
+        if result != nil { return true }
         guard semaphore.wait(timeout: .now() + seconds) == .success else { return false }
         semaphore.signal()  // for the next waiter
         return true
