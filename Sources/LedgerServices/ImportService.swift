@@ -113,6 +113,9 @@ public struct ImportService {
                 "\(name): \(ImportLockHolder.text(holder, handle: user.handle)) still holds the user's import lock "
                     + "after \(Self.secondsText(options.lockWaitSeconds)); nothing was imported, try again when it has finished",
                 debugDetail: holder.map { "holder's server process id \($0.serverProcessID)" })
+        } catch let error as StoreError where error.kind == .notFound && error.statement == "imports.lockUser" {
+            // Removed while this import waited for the lock: nothing to record it under.
+            throw ServiceError(.notFound, "no user with handle '\(user.handle)': removed while this import waited")
         } catch {
             var failure = ServiceError(error)
             var failed = start

@@ -129,6 +129,44 @@ struct ImportLockServiceTests {
         #expect(first.outcome?.inserted == Self.distinct)
     }
 
+    @Test("an import that waited for the user's removal says so and then finds the user gone")
+    func waitedForRemoval() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let zip = try fixture.writeZip("export.zip", samples: Self.samples)
+        // A removal in progress, as UserStore.remove does it, held open.
+        let removal = try Connection(conninfo: fixture.conninfo)
+        defer { removal.close() }
+        try removal.execute("BEGIN")
+        let lock = ImportLock(connection: removal)
+        #expect(try lock.acquire(userID: anna.id, waitSeconds: nil, onWait: { _ in }))
+        try lock.announce(.removingUser, userID: anna.id)
+        try removal.execute("DELETE FROM users WHERE id = $1", [.int64(anna.id)])
+
+        let seen = Mutex<[ImportLockHolder?]>([])
+        let database = fixture.database
+        let waiting = finishing(within: 1) { () throws -> ImportService.Result in
+            let session = try database.open(access: .writes)
+            defer { session.close() }
+            return try ImportService(session: session).importInput(
+                .path(zip), for: anna, options: ImportService.Options(lockWaitSeconds: 20),
+                onLockWait: { holder in seen.withLock { $0.append(holder) } })
+        }
+        #expect(!waiting.didFinish)
+        try removal.execute("COMMIT")
+        let error = #expect(throws: ServiceError.self) { try waiting.finalResult(waiting: 30)?.get() }
+        #expect(error?.kind == .notFound)
+        #expect(error?.message == "no user with handle 'anna': removed while this import waited")
+        let holders = seen.withLock { $0 }
+        #expect(holders.map { $0?.activity } == [.removingUser])
+        #expect(holders.first??.text(handle: "anna").hasPrefix("the removal of anna (started ") == true)
+        let observer = try Connection(conninfo: fixture.conninfo)
+        defer { observer.close() }
+        #expect(try observer.execute("SELECT count(*) FROM imports").single().int(0) == 0)
+    }
+
     @Test(
         "a lock wait that runs out is busy (exit 75), whichever layer reports it",
         arguments: [
