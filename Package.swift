@@ -62,7 +62,8 @@ let package = Package(
             ]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
-        .target(name: "LedgerTestSupport", dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore"]),
+        .target(
+            name: "LedgerTestSupport", dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore", "SleepCore"]),
         // Writes realistic export.xml / export.zip / CSV files from samples, for tests and benchmarks.
         .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 

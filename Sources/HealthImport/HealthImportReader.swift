@@ -37,7 +37,9 @@ public struct HealthImportReader: Sendable {
     ///     ``ReaderOptions/progressIntervalBytes`` of input and once at the end.
     /// - Returns: the report; rejected records are in its diagnostics.
     /// - Throws: ``ImportError`` when the input is refused as a whole (bad file) or cannot
-    ///   be read, or whatever `onSample` threw.
+    ///   be read (``ImportError/io(file:reason:)`` also when a pipe, FIFO or standard input
+    ///   sent nothing for ``ReaderOptions/idleTimeoutSeconds``), or whatever `onSample`
+    ///   threw.
     public func read(
         _ source: ImportSource,
         onSample: (SleepSample, SampleLocation) throws -> Void,
@@ -45,10 +47,13 @@ public struct HealthImportReader: Sendable {
     ) throws -> ReadReport {
         let input: RawInput
         switch source {
-        case .path(let path): input = try RawInput.open(path: path)
-        case .standardInput: input = RawInput.borrowing(fileDescriptor: 0, name: "-")
+        case .path(let path):
+            input = try RawInput.open(path: path, idleTimeoutSeconds: options.idleTimeoutSeconds)
+        case .standardInput:
+            input = RawInput.borrowing(fileDescriptor: 0, name: "-", idleTimeoutSeconds: options.idleTimeoutSeconds)
         case .fileDescriptor(let descriptor, let name):
-            input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
+            input = RawInput.borrowing(
+                fileDescriptor: descriptor, name: name, idleTimeoutSeconds: options.idleTimeoutSeconds)
         }
         let decision = try sniff(input)
         return try withoutActuallyEscaping(onSample) { onSample in
@@ -129,7 +134,10 @@ public struct HealthImportReader: Sendable {
             try consume(
                 queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
         } catch {
+            // The reading thread may be waiting for a stalled stream: end that wait now
+            // instead of after the idle timeout.
             queue.cancel()
+            input.cancel()
             producerDone.wait()
             throw error
         }

@@ -5,28 +5,46 @@ import Synchronization
 /// The raw bytes of one input (a file or a pipe), read with `read(2)`, hashed with
 /// SHA-256 and counted as they arrive. Bytes read ahead for sniffing are kept and handed
 /// out again first, so every consumer sees the input from its first byte.
+///
+/// A stream (a pipe, FIFO, socket or terminal) is waited on with `poll(2)` before each
+/// read: when no byte arrives for the idle timeout the read fails, so an input that stops
+/// sending cannot hold an import (and its transaction and lock) open forever. The wait
+/// is cut into short slices so that ``cancel()`` ends it within a fraction of a second.
 final class RawInput: @unchecked Sendable {
     /// The input's name for messages: the path, or `-` for standard input.
     let name: String
     /// The size when the input is a regular file.
     let totalBytes: Int64?
+    /// Whether a read may wait for the next byte (anything but a regular file or a block
+    /// device); only such an input is watched for stalls.
+    let isStream: Bool
+    /// How long a read of a stream waits for its next byte before it fails.
+    let idleTimeoutSeconds: Double
     private let fileDescriptor: Int32
     private let ownsDescriptor: Bool
     private let digest = SHA256Digest()
     private let bytesReadCounter = Atomic<Int64>(0)
+    private let isCancelled = Atomic<Bool>(false)
     private var sniffedBytes: [UInt8] = []
     private var sniffedBytesServed = 0
     private var isAtEnd = false
 
-    private init(name: String, fileDescriptor: Int32, ownsDescriptor: Bool) {
+    /// The longest single `poll(2)` wait, so a cancelled read notices within this time.
+    static let pollSliceMilliseconds = 200
+
+    private init(name: String, fileDescriptor: Int32, ownsDescriptor: Bool, idleTimeoutSeconds: Double) {
         self.name = name
         self.fileDescriptor = fileDescriptor
         self.ownsDescriptor = ownsDescriptor
+        self.idleTimeoutSeconds = idleTimeoutSeconds
         var status = stat()
-        if fstat(fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
-            totalBytes = Int64(status.st_size)
+        if fstat(fileDescriptor, &status) == 0 {
+            let type = status.st_mode & S_IFMT
+            totalBytes = type == S_IFREG ? Int64(status.st_size) : nil
+            isStream = type != S_IFREG && type != S_IFBLK
         } else {
             totalBytes = nil
+            isStream = true
         }
     }
 
@@ -36,9 +54,13 @@ final class RawInput: @unchecked Sendable {
         }
     }
 
-    /// Opens a path for reading.
-    static func open(path: String) throws -> RawInput {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// Opens a path for reading. `O_NONBLOCK`, so that opening a FIFO does not wait for a
+    /// writer without a limit: the first read waits for it instead, under the idle
+    /// timeout (a regular file ignores the flag).
+    static func open(path: String, idleTimeoutSeconds: Double = ReaderOptions.standard.idleTimeoutSeconds) throws
+        -> RawInput
+    {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ImportError.io(file: path, reason: String(cString: strerror(errno)))
         }
@@ -47,12 +69,22 @@ final class RawInput: @unchecked Sendable {
             Glibc.close(descriptor)
             throw ImportError.io(file: path, reason: "is a directory")
         }
-        return RawInput(name: path, fileDescriptor: descriptor, ownsDescriptor: true)
+        return RawInput(
+            name: path, fileDescriptor: descriptor, ownsDescriptor: true, idleTimeoutSeconds: idleTimeoutSeconds)
     }
 
     /// Wraps a descriptor the caller keeps owning (standard input, a pipe).
-    static func borrowing(fileDescriptor: Int32, name: String) -> RawInput {
-        RawInput(name: name, fileDescriptor: fileDescriptor, ownsDescriptor: false)
+    static func borrowing(
+        fileDescriptor: Int32, name: String, idleTimeoutSeconds: Double = ReaderOptions.standard.idleTimeoutSeconds
+    ) -> RawInput {
+        RawInput(
+            name: name, fileDescriptor: fileDescriptor, ownsDescriptor: false, idleTimeoutSeconds: idleTimeoutSeconds)
+    }
+
+    /// Makes a read that waits for a stream, and every later one, fail at once: the
+    /// consumer has given up. Safe to call from any thread.
+    func cancel() {
+        isCancelled.store(true, ordering: .relaxed)
     }
 
     /// Bytes read from the descriptor so far; safe to call from any thread.
@@ -104,6 +136,7 @@ final class RawInput: @unchecked Sendable {
     private func readFromDescriptor(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard !isAtEnd, let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
+            if isStream { try waitForData() }
             let got = Glibc.read(fileDescriptor, base, buffer.count)
             if got > 0 {
                 digest.update(UnsafeRawBufferPointer(start: base, count: got))
@@ -115,7 +148,45 @@ final class RawInput: @unchecked Sendable {
                 return 0
             }
             if errno == EINTR { continue }
+            // A non-blocking stream with nothing to read yet: wait for it again.
+            if isStream, errno == EAGAIN || errno == EWOULDBLOCK { continue }
             throw ImportError.io(file: name, reason: String(cString: strerror(errno)))
         }
+    }
+
+    /// Returns once the stream has a byte to read, has ended or has failed (`read(2)`
+    /// then tells which); throws when nothing happened for the idle timeout or the read
+    /// was cancelled.
+    private func waitForData() throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(idleTimeoutSeconds)
+        while true {
+            if isCancelled.load(ordering: .relaxed) {
+                throw ImportError.io(file: name, reason: "the read was cancelled")
+            }
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                throw ImportError.io(
+                    file: name,
+                    reason:
+                        "no data arrived for \(Self.secondsText(idleTimeoutSeconds)) (the idle timeout); the input stalled"
+                )
+            }
+            let remainingMilliseconds =
+                remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+            let slice = Int32(min(Int64(Self.pollSliceMilliseconds), max(1, remainingMilliseconds)))
+            var watched = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watched, 1, slice)
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR {
+                throw ImportError.io(file: name, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    /// `300 s`, `0.5 s`: a timeout for a message.
+    static func secondsText(_ seconds: Double) -> String {
+        if seconds == seconds.rounded(), seconds < 1e15 { return "\(Int64(seconds)) s" }
+        return "\(seconds) s"
     }
 }

@@ -25,6 +25,12 @@ public struct ReaderOptions: Sendable, Hashable {
     public var progressIntervalBytes: Int64
     /// The most diagnostics kept in the report; further ones are only counted. Default 10 000.
     public var maximumDiagnostics: Int
+    /// How long a read of a pipe, FIFO, socket or terminal (standard input included) may
+    /// wait for its next byte before the input counts as stalled and the read fails with
+    /// ``ImportError/io(file:reason:)``, in seconds. Default 300 (5 minutes); kept between
+    /// 0.01 and 10⁹. A regular file never waits, so the limit does not apply to it. The limit is
+    /// on each wait, not on the whole read: a slow input that keeps sending is never cut off.
+    public var idleTimeoutSeconds: Double
 
     /// Creates options; every parameter defaults to the documented default.
     public init(
@@ -36,7 +42,8 @@ public struct ReaderOptions: Sendable, Hashable {
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
-        maximumDiagnostics: Int = 10_000
+        maximumDiagnostics: Int = 10_000,
+        idleTimeoutSeconds: Double = 300
     ) {
         self.maximumEntryBytes = maximumEntryBytes
         self.maximumCompressionRatio = maximumCompressionRatio
@@ -47,6 +54,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes
         self.maximumDiagnostics = maximumDiagnostics
+        self.idleTimeoutSeconds = idleTimeoutSeconds.isNaN ? 300 : min(max(idleTimeoutSeconds, 0.01), 1e9)
     }
 
     /// The defaults.

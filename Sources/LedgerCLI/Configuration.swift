@@ -1,4 +1,7 @@
+import Foundation
 public import LedgerServices
+import LedgerStore
+import SleepReports
 
 /// Everything a `sleepledger` or `sleepledger-admin` run needs to know about its
 /// surroundings, built once from the environment before any work and never changed
@@ -19,16 +22,53 @@ public struct Configuration: Sendable, CustomStringConvertible, CustomReflectabl
     /// Whether errors carry everything the layer below knew, values included
     /// (`SLEEPLEDGER_DEBUG=1`). Off by default: messages are log-safe.
     public var showsDebugDetail: Bool
+    /// How long `sleepledger import` waits for the next byte of a pipe, a FIFO or standard
+    /// input before the input counts as stalled and its import fails, in seconds
+    /// (`SLEEPLEDGER_IMPORT_IDLE_TIMEOUT`). Default 300; must be above zero.
+    public var importIdleTimeoutSeconds: Double
+    /// How long `sleepledger import` waits, in seconds, while another import of the same
+    /// user (or its removal) holds the user's import lock, before it gives up with exit 75
+    /// (`SLEEPLEDGER_IMPORT_LOCK_WAIT`). Default 60; 0 gives up at once.
+    public var importLockWaitSeconds: Double
 
     /// The admin tool's connection setting.
     public static let readOnlyURLVariable = "SLEEPLEDGER_ADMIN_DATABASE_URL"
+    /// The setting of ``importIdleTimeoutSeconds``.
+    public static let importIdleTimeoutVariable = "SLEEPLEDGER_IMPORT_IDLE_TIMEOUT"
+    /// The setting of ``importLockWaitSeconds``.
+    public static let importLockWaitVariable = "SLEEPLEDGER_IMPORT_LOCK_WAIT"
+    /// The default of ``importIdleTimeoutSeconds``: 300 seconds.
+    public static let defaultImportIdleTimeoutSeconds: Double = 300
 
-    /// Builds the configuration from an environment dictionary.
+    /// Builds the configuration from an environment dictionary. A malformed setting is a
+    /// usage error (exit 64) naming the variable.
     public init(environment: [String: String], isTerminal: Bool) throws {
         database = try LedgerDatabase(environment: environment)
         readOnlyURL = environment[Self.readOnlyURLVariable].flatMap { $0.isEmpty ? nil : $0 }
         allowsColor = isTerminal && environment["NO_COLOR"] == nil
         showsDebugDetail = Self.showsDebugDetail(environment)
+        importIdleTimeoutSeconds = try Self.seconds(
+            environment, Self.importIdleTimeoutVariable, default: Self.defaultImportIdleTimeoutSeconds,
+            allowsZero: false)
+        importLockWaitSeconds = try Self.seconds(
+            environment, Self.importLockWaitVariable, default: SampleLoader.defaultLockWaitSeconds, allowsZero: true)
+    }
+
+    /// A time setting: unset or empty gives `fallback`; else seconds (`300`, `0.5`) or a
+    /// duration (`5m`, `90s`, `1h30m`).
+    static func seconds(
+        _ environment: [String: String], _ variable: String, default fallback: Double, allowsZero: Bool
+    ) throws(CLIError) -> Double {
+        guard let text = environment[variable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            return fallback
+        }
+        let value = Double(text).flatMap { $0.isFinite ? $0 : nil } ?? SleepDuration.parse(text).map(Double.init)
+        guard let value, value > 0 || (allowsZero && value == 0) else {
+            throw CLIError.usage(
+                "\(variable) must be a number of seconds\(allowsZero ? "" : " above zero") or a duration such as "
+                    + "90s or 5m, not '\(text)'")
+        }
+        return value
     }
 
     /// The database, the admin connection and the switches, passwords replaced by `***`.

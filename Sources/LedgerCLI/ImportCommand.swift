@@ -21,6 +21,11 @@ enum ImportCommand {
         Each file is imported in one transaction: a bad file (exit 65) stores nothing and
         is recorded as a failed import. Samples already stored are skipped, so importing
         the same export again inserts nothing. See docs/import-formats.md.
+
+        Imports of one user run one after the other: while another one runs, an import
+        waits up to SLEEPLEDGER_IMPORT_LOCK_WAIT seconds (default 60), then gives up with
+        exit 75. A pipe or standard input that sends nothing for
+        SLEEPLEDGER_IMPORT_IDLE_TIMEOUT seconds (default 300) fails its file (exit 66).
         """
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -47,10 +52,12 @@ enum ImportCommand {
                 throw CLIError.notFound("cannot read \(MessageText.escaped(file)): is a directory")
             }
         }
+        let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
         let options = ImportRunOptions(
-            isDryRun: arguments.has("dry-run"), isStrict: arguments.has("strict"), isQuiet: arguments.has("quiet"))
-        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
-        let session = try database.open(access: options.isDryRun ? .reads : .writes)
+            isDryRun: arguments.has("dry-run"), isStrict: arguments.has("strict"), isQuiet: arguments.has("quiet"),
+            idleTimeoutSeconds: configuration.importIdleTimeoutSeconds,
+            lockWaitSeconds: configuration.importLockWaitSeconds)
+        let session = try configuration.database.open(access: options.isDryRun ? .reads : .writes)
         defer { session.close() }
         let user = try UserService(session: session).user(handle: handle)
         let service = ImportService(session: session)
@@ -91,8 +98,15 @@ enum ImportCommand {
             ImportSource(argument: file), for: user,
             options: ImportService.Options(
                 isDryRun: options.isDryRun, isStrict: options.isStrict,
-                reader: ReaderOptions(progressIntervalBytes: 1 << 20)),
-            onProgress: progress.update)
+                reader: ReaderOptions(progressIntervalBytes: 1 << 20, idleTimeoutSeconds: options.idleTimeoutSeconds),
+                lockWaitSeconds: options.lockWaitSeconds),
+            onProgress: progress.update,
+            onLockWait: { holder in
+                guard !options.isQuiet else { return }
+                console.note(
+                    "sleepledger: \(file): waiting up to \(ImportService.secondsText(options.lockWaitSeconds)) for "
+                        + "\(ImportLockHolder.text(holder, handle: user.handle)) to finish")
+            })
         return ImportSummary(
             report: result.report, outcome: result.outcome, dryRun: result.isDryRun, seconds: result.seconds)
     }
@@ -104,6 +118,10 @@ struct ImportRunOptions {
     var isDryRun: Bool
     /// `--strict`: any rejected record fails the file.
     var isStrict: Bool
-    /// `--quiet`: no progress line, no text summary.
+    /// `--quiet`: no progress line, no text summary, no note while waiting for the lock.
     var isQuiet: Bool
+    /// `SLEEPLEDGER_IMPORT_IDLE_TIMEOUT`: seconds a pipe may send nothing.
+    var idleTimeoutSeconds: Double
+    /// `SLEEPLEDGER_IMPORT_LOCK_WAIT`: seconds to wait for another import of the user.
+    var lockWaitSeconds: Double
 }

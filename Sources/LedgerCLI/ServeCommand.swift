@@ -41,10 +41,12 @@ enum ServeCommand {
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("serve takes no arguments", help: usage) }
         let configuration = try serverConfiguration(arguments, environment: environment)
-        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
+        let database = settings.database
         let server = SleepLedgerServer(
             configuration: configuration, database: database,
             serverURL: environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            importOptions: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
             log: { line in console.note(Self.stamp() + " " + line) })
         let port = try server.start()
         console.note(

@@ -16,7 +16,8 @@ enum UserCommand {
           set HANDLE [--handle NEW] [--time-zone ZONE] [--target D] [--minimum D]
                                Rename the user, or change settings (which marks the
                                user's summaries stale)
-          remove HANDLE --yes  Delete the user and all of their data
+          remove HANDLE --yes  Delete the user and all of their data (waits for a
+                               running import of the user to finish)
 
         A handle is 1-64 letters, digits, '.', '_', '-' or '@'; handles are unique
         regardless of letter case and accent encoding (Åsa and åsa are one user).
@@ -86,7 +87,11 @@ enum UserCommand {
             }
             let session = try database.open(access: .writes)
             defer { session.close() }
-            try UserService(session: session).remove(handle: handle)
+            try UserService(session: session).remove(handle: handle) { holder in
+                console.note(
+                    "sleepledger: waiting for \(MessageText.escaped(ImportLockHolder.text(holder, handle: handle))) to finish"
+                )
+            }
             console.print("removed \(MessageText.escaped(handle)) and all of their data")
         default:
             throw CLIError.usage("unknown user action \(MessageText.quoted(action))", help: usage)

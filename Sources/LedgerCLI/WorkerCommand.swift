@@ -23,13 +23,15 @@ enum WorkerCommand {
             words, options: ["spool", "workers"], flags: ["shared-spool", "once"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("worker takes no arguments", help: usage) }
-        let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
+        let database = settings.database
         if database.embeddedHome != nil { try database.startCluster() }
         let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let count = try arguments.value("workers").map { try ServeCommand.number($0, "workers") } ?? 1
         let host = ProcessInfo.processInfo.hostName
         let workers = ImportWorkers(
             count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),
+            options: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
             openSession: { try database.openAsServer(serverURL: serverURL) },
             afterImport: { job in
                 do {

@@ -11,6 +11,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let database: LedgerDatabase
     private let serverURL: String?
+    private let importOptions: ImportService.Options
     private let log: @Sendable (String) -> Void
     private let stopping = NSLock()
     private var isStopping = false
@@ -23,14 +24,15 @@ public final class SleepLedgerServer: @unchecked Sendable {
     public var publicURL: String { routes?.publicURL ?? configuration.effectivePublicURL }
 
     /// A server over `database`, connecting as the server's role (`serverURL` verbatim
-    /// when given), writing its log lines to `log`.
+    /// when given), importing with `importOptions`, writing its log lines to `log`.
     public init(
         configuration: ServerConfiguration, database: LedgerDatabase, serverURL: String?,
-        log: @escaping @Sendable (String) -> Void
+        importOptions: ImportService.Options = .init(), log: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
         self.database = database
         self.serverURL = serverURL
+        self.importOptions = importOptions
         self.log = log
     }
 
@@ -58,7 +60,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let log = log
         let workers = ImportWorkers(
             count: configuration.workers, host: host, isSpoolShared: configuration.isSpoolShared,
-            openSession: openSession,
+            options: importOptions, openSession: openSession,
             afterImport: { job in
                 // The user's summary is fresh seconds after the upload; the nightly
                 // rollup stays. It runs as the rollup always does (docs/operations.md).

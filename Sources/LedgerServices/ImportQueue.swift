@@ -176,9 +176,16 @@ public struct ImportQueue {
                     try store.finish(
                         userID: userID, id: id, state: .done, importID: result.outcome?.importID, error: nil)
                 } catch {
-                    // The import was rolled back to its savepoint and recorded as failed.
-                    try store.finish(
-                        userID: userID, id: id, state: .failed, importID: nil, error: ServiceError(error).message)
+                    let failure = ServiceError(error)
+                    if failure.kind == .busy {
+                        // Another import of this user (the CLI's, another server's) holds
+                        // the user's import lock: try again later, as if never started.
+                        try store.requeue(userID: userID, id: id)
+                    } else {
+                        // The import was rolled back to its savepoint and recorded as failed.
+                        try store.finish(
+                            userID: userID, id: id, state: .failed, importID: nil, error: failure.message)
+                    }
                 }
                 return try store.job(userID: userID, id: id)
             }

@@ -18,14 +18,23 @@ public struct ImportService {
         public var isDryRun: Bool
         /// Refuse the whole input when any record is rejected.
         public var isStrict: Bool
-        /// The reader's limits.
+        /// The reader's limits, the idle timeout of a pipe or standard input
+        /// (``HealthImport/ReaderOptions/idleTimeoutSeconds``) among them.
         public var reader: ReaderOptions
+        /// How long to wait, in seconds, while another import of the same user (or its
+        /// removal) holds the user's import lock, before giving up with ``ServiceError/Kind/busy``.
+        /// Default 60 (``LedgerStore/SampleLoader/defaultLockWaitSeconds``).
+        public var lockWaitSeconds: Double
 
         /// Creates options; by default a normal import with the reader's default limits.
-        public init(isDryRun: Bool = false, isStrict: Bool = false, reader: ReaderOptions = .standard) {
+        public init(
+            isDryRun: Bool = false, isStrict: Bool = false, reader: ReaderOptions = .standard,
+            lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds
+        ) {
             self.isDryRun = isDryRun
             self.isStrict = isStrict
             self.reader = reader
+            self.lockWaitSeconds = lockWaitSeconds
         }
     }
 
@@ -51,9 +60,18 @@ public struct ImportService {
 
     /// Imports `source` for `user`. `onProgress` is called on the calling thread as the
     /// input is read.
+    ///
+    /// Imports of one user run one after the other. When another one holds the user's
+    /// import lock, `onLockWait` is called with what holds it (`nil` when that cannot be
+    /// told) and the import waits at most ``Options/lockWaitSeconds``; then it fails with
+    /// ``ServiceError/Kind/busy``, naming the holder, without reading the input or
+    /// recording anything. An input that stalls (no byte for the reader's idle timeout)
+    /// fails as ``ServiceError/Kind/unreadableInput``, is recorded as a failed import and
+    /// releases the lock.
     public func importInput(
         _ source: ImportSource, for user: User, options: Options = Options(),
-        onProgress: (ImportProgress) -> Void = { _ in }
+        onProgress: (ImportProgress) -> Void = { _ in },
+        onLockWait: (ImportLockHolder?) -> Void = { _ in }
     ) throws(ServiceError) -> Result {
         let reader = HealthImportReader(options: options.reader)
         let clock = ContinuousClock()
@@ -68,12 +86,12 @@ public struct ImportService {
             }
         }
         let connection = session.connection
-        let loader = SampleLoader(connection: connection)
+        let loader = SampleLoader(connection: connection, lockWaitSeconds: options.lockWaitSeconds)
         let start = ImportAudit(fileName: name, isFromStandardInput: source == .standardInput)
         var lastReport: ReadReport?
         do {
             let outcome = try loader.load(
-                userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: start
+                userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: start, onLockWait: onLockWait
             ) { sink in
                 let report = try reader.read(
                     source, onSample: { sample, _ in try sink.append(sample) }, onProgress: onProgress)
@@ -87,6 +105,17 @@ public struct ImportService {
                 throw ServiceError(.internalFailure, "the import finished without a report")
             }
             return Result(report: report, outcome: outcome, isDryRun: false, seconds: elapsed())
+        } catch let error as StoreError where error.kind == .busy {
+            // Nothing was read: not an import that ran, so nothing is recorded.
+            let holder = try? ImportLock(connection: connection).holder(userID: user.id)
+            throw ServiceError(
+                .busy,
+                "\(name): \(ImportLockHolder.text(holder, handle: user.handle)) still holds the user's import lock "
+                    + "after \(Self.secondsText(options.lockWaitSeconds)); nothing was imported, try again when it has finished",
+                debugDetail: holder.map { "holder's server process id \($0.serverProcessID)" })
+        } catch let error as StoreError where error.kind == .notFound && error.statement == "imports.lockUser" {
+            // Removed while this import waited for the lock: nothing to record it under.
+            throw ServiceError(.notFound, "no user with handle '\(user.handle)': removed while this import waited")
         } catch {
             var failure = ServiceError(error)
             var failed = start
@@ -173,6 +202,11 @@ public struct ImportService {
         audit.diagnosticsJSON = String(decoding: try encoder.encode(report.diagnostics), as: UTF8.self)
         audit.diagnosticsNotKept = report.diagnosticsNotKept
         return audit
+    }
+
+    /// A number of seconds for a message: `60 s`, `0.5 s`.
+    public static func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? "\(Int64(seconds)) s" : "\(seconds) s"
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -67,6 +67,8 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case let error as PostgresError:
             let kind: Kind
             switch error.kind {
+            // lock_not_available: a lock wait ran out (lock_timeout, NOWAIT).
+            case _ where error.sqlState == "55P03": kind = .busy
             case .connectionFailed: kind = .unavailable
             case .alreadyExists: kind = .alreadyExists
             case .invalidValue, .constraintViolated: kind = .invalidInput
@@ -82,6 +84,7 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             // Stored rows break a rule a migration adds (0007: handles that became one):
             // the data needs an operator's fix, not the program.
             case .migrationFailed where error.sqlState?.hasPrefix("23") == true: kind = .invalidInput
+            case .busy: kind = .busy
             default: kind = .internalFailure
             }
             self.init(kind, error.description, debugDetail: error.debugDetail)

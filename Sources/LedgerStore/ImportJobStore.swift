@@ -201,6 +201,17 @@ public struct ImportJobStore {
         ).affectedRows > 0
     }
 
+    /// Puts a job this session claimed back in the queue, as if never started (another
+    /// import of the user held the user's import lock).
+    public func requeue(userID: Int64, id: Int64) throws {
+        try connection.execute(
+            """
+            UPDATE import_jobs SET state = 'queued', started_at = NULL, worker_pid = NULL,
+                attempts = greatest(attempts - 1, 0)
+            WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
+            """, [.int64(userID), .int64(id)], name: "jobs.requeue")
+    }
+
     static func job(from row: Row) throws -> Job {
         guard let id = try row.int64(0), let userID = try row.int64(1),
             let state = try row.string(2).flatMap(State.init(rawValue:)), let fileName = try row.string(3),

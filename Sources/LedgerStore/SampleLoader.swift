@@ -4,8 +4,9 @@ import SleepCore
 /// Loads one import into PostgreSQL in a single transaction, so a run that fails or is
 /// killed stores nothing:
 ///
-/// 1. `BEGIN`; wait for the user's import lock (``importLockClass``); insert the run's
-///    `imports` row as `running`;
+/// 1. `BEGIN`; take the user's import lock (``ImportLock``: its `import_locks` row
+///    `FOR UPDATE`, waiting at most ``lockWaitSeconds`` for another import of the user);
+///    insert the run's `imports` row as `running` and name it as the lock's holder;
 /// 2. create a `TEMP` staging table (`ON COMMIT DROP`, no constraints or indexes);
 /// 3. `COPY` the samples into it while the caller's reader streams them (``SampleSink``);
 /// 4. `INSERT INTO sleep_samples ... SELECT ... FROM staging ON CONFLICT DO NOTHING`, so
@@ -25,36 +26,51 @@ public struct SampleLoader {
     /// The connection every call uses; not inside a transaction.
     public let connection: Connection
 
-    /// First key of the transaction-level advisory lock an import holds on its user
-    /// (`pg_advisory_xact_lock(importLockClass, user id folded into int4)`): imports of
-    /// one user run one after the other (a second one waits for the first to commit or
-    /// roll back), imports of different users side by side. The merge relies on it:
-    /// no other transaction adds this user's samples while a batch is checked.
-    public static let importLockClass: Int32 = 0x534C_494D  // "SLIM"
+    /// How long an import waits for the user's import lock while another import of the
+    /// same user (or the user's removal) holds it, in seconds, before it gives up with
+    /// ``StoreError/Kind/busy``. Imports of one user run one after the other (a second
+    /// one waits for the first to commit or roll back), imports of different users side
+    /// by side. The merge relies on it: no other transaction adds this user's samples
+    /// while a batch is checked. Default 60.
+    public var lockWaitSeconds: Double
+
+    /// The default of ``lockWaitSeconds``: 60 seconds.
+    public static let defaultLockWaitSeconds: Double = 60
 
     /// COPY text per batch merged while the input is still being read. Default 512 KiB
     /// (about 5 000 samples); tests use small values to exercise many batches.
     public var batchBytes: Int
 
     /// Creates a loader over `connection`.
-    public init(connection: Connection, batchBytes: Int = 512 << 10) {
+    public init(
+        connection: Connection, batchBytes: Int = 512 << 10,
+        lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds
+    ) {
         self.connection = connection
         self.batchBytes = max(1, batchBytes)
+        self.lockWaitSeconds = lockWaitSeconds.isNaN ? Self.defaultLockWaitSeconds : max(0, lockWaitSeconds)
     }
 
     /// Runs one import. `read` gets a sink for the samples, streams them into it, and
     /// returns the audit (counts from the reader's report); throwing from it rolls back
     /// everything. Returns what was stored.
+    ///
+    /// When another transaction holds the user's import lock, `onLockWait` is called
+    /// with what holds it (`nil` when that cannot be told) before the wait; when the wait
+    /// runs out, ``StoreError/Kind/busy`` is thrown and nothing was read or written.
+    /// Throws ``StoreError/Kind/notFound`` when the user no longer exists.
     public func load(
         userID: Int64, userTimeZone: String?, audit start: ImportAudit,
+        onLockWait: (ImportLockHolder?) -> Void = { _ in },
         _ read: (SampleSink) throws -> ImportAudit
     ) throws -> ImportOutcome {
         let clock = ContinuousClock()
         let began = clock.now
         return try connection.transaction { connection in
-            try connection.execute(
-                "SELECT pg_advisory_xact_lock($1::integer, ($2::bigint % 2147483647)::integer)",
-                [.int(Int(Self.importLockClass)), .int64(userID)], name: "imports.lockUser")
+            let lock = ImportLock(connection: connection)
+            guard try lock.acquire(userID: userID, waitSeconds: lockWaitSeconds, onWait: onLockWait) else {
+                throw StoreError(.notFound, "the user no longer exists", statement: "imports.lockUser")
+            }
             let importID = try connection.execute(
                 """
                 INSERT INTO imports (user_id, file_name, from_standard_input, status)
@@ -63,6 +79,7 @@ public struct SampleLoader {
                 name: "imports.start"
             ).single("imports.start").int64(0)
             guard let importID else { throw StoreError(.decodingFailed, "no import id", statement: "imports.start") }
+            try lock.announce(.importing(importID: importID, fileName: start.fileName), userID: userID)
             try connection.execute(
                 """
                 CREATE TEMP TABLE import_staging (

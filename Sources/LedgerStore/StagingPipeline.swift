@@ -33,7 +33,7 @@ final class StagingPipeline {
     /// with a batch row's key ends at that row's end, inside the span. The check sees
     /// this transaction's earlier batches; other transactions cannot add this user's
     /// samples meanwhile, because the loader holds the user's import lock
-    /// (``SampleLoader/importLockClass``).
+    /// (``ImportLock``).
     static let mergeSQL = """
         WITH batch AS (
             SELECT min(end_at) AS first_end, max(end_at) AS last_end, count(*) AS staged,

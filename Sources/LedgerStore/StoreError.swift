@@ -22,6 +22,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case invalidValue
         /// The API was used in a way it does not support.
         case invalidUse
+        /// Another transaction held a lock this call needs for the whole bounded wait
+        /// (a user's import lock, ``ImportLock``); try again later.
+        case busy
     }
 
     /// What went wrong.

@@ -18,9 +18,9 @@ public struct UserStore {
 
     private static let columns = "id, handle, time_zone, target_seconds, minimum_seconds, created_at"
 
-    /// Adds a user (and its rollup state row) and returns it; the handle is stored in NFC.
-    /// Throws the client's `alreadyExists` (constraint `users_handle_key`) when a handle
-    /// with the same key is taken.
+    /// Adds a user (and its rollup state and import lock rows) and returns it; the handle
+    /// is stored in NFC. Throws the client's `alreadyExists` (constraint
+    /// `users_handle_key`) when a handle with the same key is taken.
     @discardableResult
     public func add(handle: String, timeZone: String, goals: SleepGoals = SleepGoals()) throws -> User {
         let display = try UserHandle.displayForm(handle)
@@ -40,6 +40,8 @@ public struct UserStore {
             let user = try UserStore.user(from: row)
             try connection.execute(
                 "INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(user.id)], name: "users.addRollupState")
+            try connection.execute(
+                "INSERT INTO import_locks (user_id) VALUES ($1)", [.int64(user.id)], name: "users.addImportLock")
             return user
         }
     }
@@ -73,6 +75,10 @@ public struct UserStore {
     /// user's summaries stale (`rollup_state.summaries_stale`); a new handle does not.
     /// Throws `notFound` for an unknown handle, and the client's `alreadyExists`
     /// (constraint `users_handle_key`) when the new handle is another user's.
+    ///
+    /// The row is locked `FOR NO KEY UPDATE`, the lock the `UPDATE` itself takes: it does
+    /// not conflict with the `KEY SHARE` locks that the foreign-key checks of a running
+    /// import or rollup hold on the user's row, so a change does not wait for them.
     @discardableResult
     public func update(handle: String, newHandle: String? = nil, timeZone: String? = nil, goals: SleepGoals? = nil)
         throws -> User
@@ -82,7 +88,7 @@ public struct UserStore {
         return try connection.transaction { connection in
             guard
                 let current = try connection.execute(
-                    "SELECT \(UserStore.columns) FROM users WHERE handle_key = $1 FOR UPDATE",
+                    "SELECT \(UserStore.columns) FROM users WHERE handle_key = $1 FOR NO KEY UPDATE",
                     [.text(key)], name: "users.lockForUpdate"
                 ).first.map(UserStore.user(from:))
             else { throw UserStore.unknownUser }
@@ -115,10 +121,29 @@ public struct UserStore {
     }
 
     /// Removes a user and, by cascade, all of its data. Throws `notFound` for an unknown handle.
-    public func remove(handle: String) throws {
-        let result = try connection.execute(
-            "DELETE FROM users WHERE handle_key = $1", [.text(UserHandle.key(handle))], name: "users.remove")
-        guard result.affectedRows > 0 else { throw UserStore.unknownUser }
+    ///
+    /// Takes the user's import lock first (``ImportLock``): when an import of the user is
+    /// running, `onWait` is called with what holds the lock (`nil` when that cannot be
+    /// told) and the removal waits for it to end, without a limit of its own (the
+    /// session's `lock_timeout`, if the server sets one, still applies and then throws
+    /// ``StoreError/Kind/busy``). No import of the user can start meanwhile.
+    public func remove(handle: String, onWait: (ImportLockHolder?) -> Void = { _ in }) throws {
+        try connection.transaction { connection in
+            guard
+                let userID = try connection.execute(
+                    "SELECT id FROM users WHERE handle_key = $1", [.text(UserHandle.key(handle))],
+                    name: "users.findForRemoval"
+                ).first?.int64(0)
+            else { throw UserStore.unknownUser }
+            let lock = ImportLock(connection: connection)
+            guard try lock.acquire(userID: userID, waitSeconds: nil, onWait: onWait) else {
+                throw UserStore.unknownUser
+            }
+            try lock.announce(.removingUser, userID: userID)
+            let result = try connection.execute(
+                "DELETE FROM users WHERE id = $1", [.int64(userID)], name: "users.remove")
+            guard result.affectedRows > 0 else { throw UserStore.unknownUser }
+        }
     }
 
     private static let unknownUser = StoreError(.notFound, "no user with that handle", statement: "users")

@@ -294,6 +294,31 @@ struct ServerFailureTests {
         #expect(server.spoolFiles.isEmpty)
     }
 
+    @Test("a job whose user's import lock is held elsewhere goes back to the queue, and runs once the lock is free")
+    func requeuedBehindTheLock() throws {
+        var environment = try migratedEnvironment()
+        environment["SLEEPLEDGER_IMPORT_LOCK_WAIT"] = "1"
+        let server = try ServerProcess(["--workers", "1"], environment: environment)
+        let token = try ServerTests.user("anna", server)
+        let connection = try server.connection()
+        defer { connection.close() }
+        let annaID = try #require(try connection.execute("SELECT id FROM users").single().int64(0))
+        // An import of anna's own, from the CLI, holds her lock.
+        let held = HeldImport(conninfo: server.conninfo, userID: annaID)
+        let body = Self.csvHead + "W,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
+        let upload = try server.curl(
+            "/api/v1/imports", ["-H", "Content-Type: text/csv", "--data-binary", body], token: token)
+        let id = try #require(upload.importObject["id"] as? Int)
+        sleep(4)
+        let waiting = try server.curl("/api/v1/imports/\(id)", token: token).importObject
+        #expect(waiting["state"] as? String == "queued" || waiting["state"] as? String == "running")
+        #expect(waiting["error"] == nil)
+        _ = try held.finish()
+        let done = try ServerTests.waitForImport(id, token: token, server)
+        #expect(done.importObject["state"] as? String == "done", "\(done.body)")
+        #expect((done.importObject["attempts"] as? Int ?? 99) <= 2)
+    }
+
     @Test("killed during an upload, the next start removes the partial file and queues nothing")
     func killedDuringUpload() throws {
         let server = try ServerProcess(["--workers", "0", "--idle-timeout", "1"])

@@ -9,9 +9,12 @@ struct ServiceFixture {
     let database: LedgerDatabase
     let session: LedgerSession
     let folder: URL
+    /// The test database's superuser connection string, for observing it directly.
+    let conninfo: String
 
     init() throws {
         let conninfo = try TestDatabase.migrated().conninfo
+        self.conninfo = conninfo
         database = LedgerDatabase(
             configuration: DatabaseConfiguration(source: .url(conninfo)),
             migrationsFolder: TestDatabase.migrationsFolder)

@@ -15,11 +15,13 @@ struct NightIntervalsMigrationTests {
         defer { connection.close() }
         let all = try Migrator(folder: TestDatabase.migrationsFolder)
         _ = try Migrator(migrations: all.migrations.filter { $0.version <= 5 }).migrate(on: connection)
-        // A users row as the schema before 0007 holds it (no handle_key yet).
-        let userID =
+        // A users row as the schema before 0007 holds it (no handle_key yet; UserStore.add
+        // writes tables of later migrations too).
+        let userID = try #require(
             try connection.execute(
                 "INSERT INTO users (handle, time_zone) VALUES ('anna', 'Europe/Berlin') RETURNING id"
-            ).single().int64(0) ?? 0
+            ).single().int64(0))
+        try connection.execute("INSERT INTO rollup_state (user_id) VALUES ($1)", [.int64(userID)])
         // Written as the 0003 schema stored them: [[start, end], ...] JSON, and no intervals.
         for (day, intervals) in [(30, "[[1743286500, 1743300000], [1743301800, 1743313500]]"), (31, "[]")] {
             try connection.execute(
