@@ -113,7 +113,7 @@ final class CSVSampleReader {
             session.report.sleepRecords += 1
             session.reject(
                 file: fileName, line: rowStartLine,
-                reason: "a quoted field is not closed before the end of the file")
+                RecordRejection(.quotedFieldNotClosed, "a quoted field is not closed before the end of the file"))
             return
         }
         isInQuotes = false

@@ -19,7 +19,7 @@ final class HealthXMLScanner {
     private let maximumTagBytes: Int
     private let maximumSleepRecordBytes: Int
     private let onSleepRecord: (UnsafeRawBufferPointer, Int) throws -> Void
-    private let onBrokenSleepRecord: (Int, String) -> Void
+    private let onBrokenSleepRecord: (Int, RecordRejection) -> Void
 
     /// Top-level `Record` elements seen.
     private(set) var recordsSeen = 0
@@ -67,7 +67,7 @@ final class HealthXMLScanner {
     init(
         fileName: String, options: ReaderOptions,
         onSleepRecord: @escaping (UnsafeRawBufferPointer, Int) throws -> Void,
-        onBrokenSleepRecord: @escaping (Int, String) -> Void
+        onBrokenSleepRecord: @escaping (Int, RecordRejection) -> Void
     ) {
         self.fileName = fileName
         self.maximumTagBytes = options.maximumTagBytes
@@ -90,7 +90,9 @@ final class HealthXMLScanner {
             try window.withUnsafeBytes { try scan($0, isFinal: true) }
             guard let unfinished = capture else { break }
             capture = nil
-            onBrokenSleepRecord(unfinished.line, "sleep record not closed before the end of the file")
+            onBrokenSleepRecord(
+                unfinished.line,
+                RecordRejection(.sleepRecordNotClosed, "sleep record not closed before the end of the file"))
             guard let nested = unfinished.firstNestedRecord else { break }
             position = nested
         }
@@ -136,7 +138,9 @@ final class HealthXMLScanner {
     private func giveUpLongRecord(_ collected: Capture) {
         capture = nil
         onBrokenSleepRecord(
-            collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
+            collected.line,
+            RecordRejection(
+                .sleepRecordNotClosed, "sleep record not closed within \(maximumSleepRecordBytes) bytes"))
         if let nested = collected.firstNestedRecord {
             position = nested
         } else {
@@ -352,11 +356,12 @@ final class HealthXMLScanner {
             // unless the tag is the record's own end.
             let name = Array(UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd]))
             capture = nil
-            let expected = String(decoding: collected.openElements.last ?? [], as: UTF8.self)
+            let expected = (collected.openElements.last ?? []).withUnsafeBytes { DiagnosticText.name($0) }
+            let shownName = name.withUnsafeBytes { DiagnosticText.name($0) }
             onBrokenSleepRecord(
                 collected.line,
-                "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs"
-            )
+                RecordRejection(
+                    .brokenMarkup, "broken markup in sleep record: </\(shownName)> where </\(expected)> belongs"))
             if let nested = collected.firstNestedRecord { return nested }
             return name == Self.recordName ? close + 1 : open
         }
@@ -393,8 +398,7 @@ final class HealthXMLScanner {
                 ByteSearch.equals(
                     Self.rootName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
             else {
-                let name = String(
-                    decoding: UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]), as: UTF8.self)
+                let name = DiagnosticText.name(UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]))
                 throw ImportError.badFile(
                     file: fileName, line: lineNumber(at: open, in: buffer),
                     reason: "the root element is <\(name)>, not <HealthData>: not an Apple Health export")
@@ -414,11 +418,14 @@ final class HealthXMLScanner {
                 let line = lineNumber(at: open, in: buffer)
                 if let stray = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: open + 1, to: tag.end) {
                     onBrokenSleepRecord(
-                        line, "broken markup in sleep record: '<' inside the Record start tag")
+                        line,
+                        RecordRejection(.brokenMarkup, "broken markup in sleep record: '<' inside the Record start tag")
+                    )
                     return stray
                 }
                 if tag.isMalformed {
-                    onBrokenSleepRecord(line, "broken markup in sleep record: malformed attributes")
+                    onBrokenSleepRecord(
+                        line, RecordRejection(.brokenMarkup, "broken markup in sleep record: malformed attributes"))
                     return tag.end
                 }
                 if tag.isSelfClosing {

@@ -23,7 +23,11 @@ public struct ReaderOptions: Sendable, Hashable {
     public var queuedChunks: Int
     /// How many bytes of an input pass between two progress reports. Default 64 MiB.
     public var progressIntervalBytes: Int64
-    /// The most diagnostics kept in the report; further ones are only counted. Default 10 000.
+    /// The most diagnostics kept in the report; further ones are only counted, by kind of
+    /// reason (``ReadReport/diagnosticsNotKeptByReason``). Default 1 000. Each kept
+    /// diagnostic is at most ``ImportDiagnostic/maximumFileBytes`` plus
+    /// ``ImportDiagnostic/maximumReasonBytes``, so what a report (and the importer's audit
+    /// row) holds is bounded whatever the input.
     public var maximumDiagnostics: Int
 
     /// Creates options; every parameter defaults to the documented default.
@@ -36,7 +40,7 @@ public struct ReaderOptions: Sendable, Hashable {
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
-        maximumDiagnostics: Int = 10_000
+        maximumDiagnostics: Int = 1_000
     ) {
         self.maximumEntryBytes = maximumEntryBytes
         self.maximumCompressionRatio = maximumCompressionRatio
@@ -46,7 +50,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.chunkBytes = max(chunkBytes, 1)
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes
-        self.maximumDiagnostics = maximumDiagnostics
+        self.maximumDiagnostics = max(maximumDiagnostics, 0)
     }
 
     /// The defaults.

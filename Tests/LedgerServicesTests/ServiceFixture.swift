@@ -6,12 +6,13 @@ import SleepCore
 
 /// A migrated test database reached through the service layer, and a scratch folder.
 struct ServiceFixture {
+    let conninfo: String
     let database: LedgerDatabase
     let session: LedgerSession
     let folder: URL
 
     init() throws {
-        let conninfo = try TestDatabase.migrated().conninfo
+        conninfo = try TestDatabase.migrated().conninfo
         database = LedgerDatabase(
             configuration: DatabaseConfiguration(source: .url(conninfo)),
             migrationsFolder: TestDatabase.migrationsFolder)
