@@ -16,6 +16,11 @@ public struct ReaderOptions: Sendable, Hashable {
     /// The longest sleep record, children included, kept for parsing. A sleep record
     /// longer than this is rejected as not closed. Default 1 MiB.
     public var maximumSleepRecordBytes: Int
+    /// The deepest nesting of elements in a sleep record, the `Record` itself counted: a
+    /// deeper one is rejected (`sleep record nested deeper than N elements`) before
+    /// `XMLParser` sees it. Default 64; Apple's records hold at most two levels of
+    /// children. At least 1.
+    public var maximumSleepRecordDepth: Int
     /// Size of the chunks passed from the reading (inflating) thread to the scanning
     /// thread. Default 1 MiB; at least 1.
     public var chunkBytes: Int
@@ -37,6 +42,7 @@ public struct ReaderOptions: Sendable, Hashable {
         compressionRatioGraceBytes: Int64 = 1 << 20,
         maximumTagBytes: Int = 16 << 20,
         maximumSleepRecordBytes: Int = 1 << 20,
+        maximumSleepRecordDepth: Int = 64,
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
@@ -47,6 +53,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.compressionRatioGraceBytes = compressionRatioGraceBytes
         self.maximumTagBytes = maximumTagBytes
         self.maximumSleepRecordBytes = maximumSleepRecordBytes
+        self.maximumSleepRecordDepth = max(maximumSleepRecordDepth, 1)
         self.chunkBytes = max(chunkBytes, 1)
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes

@@ -26,5 +26,6 @@ enum RejectionKind: String, CaseIterable, Sendable {
     case brokenMarkup = "broken markup in sleep record"
     case malformedXML = "malformed XML in sleep record"
     case sleepRecordNotClosed = "sleep record not closed"
+    case sleepRecordTooDeep = "sleep record nested too deep"
     case quotedFieldNotClosed = "quoted field not closed"
 }
