@@ -19,6 +19,13 @@ struct CSVHeader: Sendable, Equatable {
     var timeZoneColumn: Int?
     var metadataColumn: Int?
 
+    /// How many columns from the left the reader keeps: those after the last column it
+    /// reads are counted, not stored.
+    var keptColumnCount: Int {
+        [sourceColumn, startColumn, endColumn, valueColumn, typeColumn, timeZoneColumn, metadataColumn]
+            .compactMap { $0 }.max().map { $0 + 1 } ?? 0
+    }
+
     /// Names of required columns the header lacks, in a fixed order.
     var missingRequiredColumns: [String] {
         var missing: [String] = []

@@ -7,12 +7,22 @@ import Foundation
 /// Rows whose `type` column names another HealthKit type are counted and skipped; an
 /// empty `type` counts as sleep. A bad row becomes a diagnostic with the line it starts
 /// on; the rest imports.
+///
+/// Memory stays bounded: a record (a row, with the line breaks inside its quoted fields)
+/// longer than ``ReaderOptions/maximumCSVRecordBytes`` refuses the file, and only the
+/// columns up to the last one read are kept (further ones are counted, not stored).
 final class CSVSampleReader {
     private let fileName: String
     private let header: CSVHeader
     private let session: ReadSession
+    private let maximumRecordBytes: Int
+    private let keptColumnCount: Int
     private var field: [UInt8] = []
     private var fields: [[UInt8]] = []
+    /// Fields ended in the current row, kept or not.
+    private var fieldCount = 0
+    /// Bytes of the current record in earlier chunks.
+    private var recordBytesBefore = 0
     private var isInQuotes = false
     private var isQuotePending = false
     private var isFieldQuoted = false
@@ -33,6 +43,8 @@ final class CSVSampleReader {
         self.fileName = fileName
         self.header = header
         self.session = session
+        maximumRecordBytes = session.options.maximumCSVRecordBytes
+        keptColumnCount = header.keptColumnCount
     }
 
     /// Reads the next bytes.
@@ -44,15 +56,21 @@ final class CSVSampleReader {
         }
         let delimiter = header.delimiter
         let count = bytes.count
+        // Where the current record starts in this chunk (its earlier bytes are counted in
+        // recordBytesBefore): the cap is checked before each step and at the end.
+        var recordStart = index
+        defer { recordBytesBefore += count - recordStart }
         while index < count {
+            if recordBytesBefore + index - recordStart > maximumRecordBytes { throw recordTooLong() }
             // Runs of ordinary bytes are copied at once: a byte at a time, the checks on
             // this object's state would cost more than the rest of the row.
             if isInQuotes && !isQuotePending {
                 let quote = ByteSearch.first(UInt8(ascii: "\""), in: bytes, from: index, to: count) ?? count
                 if quote > index {
-                    line += ByteSearch.countNewlines(in: bytes, from: index, to: quote)
-                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<quote]))
-                    index = quote
+                    let end = min(quote, index + maximumRecordBytes + 1)
+                    line += ByteSearch.countNewlines(in: bytes, from: index, to: end)
+                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
+                    index = end
                     continue
                 }
             } else if !isInQuotes {
@@ -63,8 +81,9 @@ final class CSVSampleReader {
                     runEnd += 1
                 }
                 if runEnd > index {
-                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<runEnd]))
-                    index = runEnd
+                    let end = min(runEnd, index + maximumRecordBytes + 1)
+                    field.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
+                    index = end
                     continue
                 }
             }
@@ -95,6 +114,8 @@ final class CSVSampleReader {
                 try endRow()
                 line += 1
                 rowStartLine = line
+                recordBytesBefore = 0
+                recordStart = index
             case 0x0D:
                 break
             case UInt8(ascii: "\"") where field.isEmpty && !isFieldQuoted:
@@ -104,6 +125,16 @@ final class CSVSampleReader {
                 field.append(byte)
             }
         }
+        if recordBytesBefore + count - recordStart > maximumRecordBytes { throw recordTooLong() }
+    }
+
+    /// The error for a record over the cap, naming the line it starts on.
+    private func recordTooLong() -> ImportError {
+        let reason =
+            isInQuotes
+            ? "a quoted CSV field is still open after \(maximumRecordBytes) bytes, the configured cap for one record: is its closing quote missing?"
+            : "a CSV record longer than \(maximumRecordBytes) bytes, the configured cap"
+        return .badFile(file: fileName, line: rowStartLine, reason: reason)
     }
 
     /// Ends the input: the last row may lack its line break.
@@ -118,21 +149,27 @@ final class CSVSampleReader {
         }
         isInQuotes = false
         isQuotePending = false
-        if !field.isEmpty || !fields.isEmpty || isFieldQuoted {
+        if !field.isEmpty || fieldCount > 0 || isFieldQuoted {
             endField()
             try endRow()
         }
     }
 
     private func endField() {
-        fields.append(field)
-        field.removeAll(keepingCapacity: true)
+        if fields.count < keptColumnCount {
+            fields.append(field)
+        }
+        fieldCount += 1
+        field.removeAll(keepingCapacity: field.capacity <= 64 * 1024)
         isFieldQuoted = false
     }
 
     private func endRow() throws {
-        defer { fields.removeAll(keepingCapacity: true) }
-        if fields.count == 1 && fields[0].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        defer {
+            fields.removeAll(keepingCapacity: true)
+            fieldCount = 0
+        }
+        if fieldCount == 1 && fields[0].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
         guard isHeaderRead else {
             isHeaderRead = true
             return
@@ -144,6 +181,7 @@ final class CSVSampleReader {
             return
         }
         session.report.sleepRecords += 1
+        replaceForbiddenCharacters()
         var timeZone = text(header.timeZoneColumn)
         if timeZone?.isEmpty ?? true, let metadata = text(header.metadataColumn) {
             timeZone = Self.timeZone(inMetadata: metadata)
@@ -153,6 +191,22 @@ final class CSVSampleReader {
             startDate: nonEmpty(header.startColumn), endDate: nonEmpty(header.endColumn),
             value: nonEmpty(header.valueColumn), timeZone: timeZone)
         try session.take(record, file: fileName, line: rowStartLine)
+    }
+
+    /// Replaces the control characters XML 1.0 forbids (NUL, vertical tab...) in the kept
+    /// fields by U+FFFD and counts them, as for an XML export: PostgreSQL text cannot hold
+    /// a NUL, and none belongs in a sample.
+    private func replaceForbiddenCharacters() {
+        func isForbidden(_ byte: UInt8) -> Bool { byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D }
+        for index in fields.indices where fields[index].contains(where: isForbidden) {
+            var replaced = 0
+            fields[index] = fields[index].flatMap { byte -> [UInt8] in
+                guard isForbidden(byte) else { return [byte] }
+                replaced += 1
+                return [0xEF, 0xBF, 0xBD]
+            }
+            session.noteReplacedCharacters(replaced)
+        }
     }
 
     private func text(_ column: Int?) -> String? {

@@ -21,6 +21,13 @@ public struct ReaderOptions: Sendable, Hashable {
     /// `XMLParser` sees it. Default 64; Apple's records hold at most two levels of
     /// children. At least 1.
     public var maximumSleepRecordDepth: Int
+    /// The longest CSV record (a row, with the line breaks inside its quoted fields; its
+    /// own line feed not counted) the CSV reader holds, and so the longest field. A longer
+    /// one, such as a line that never ends or a quote never closed, refuses the file
+    /// (``ImportError/badFile(file:line:reason:)`` naming the line the record starts on
+    /// and the cap). Default 1 MiB, the cap of one XML sleep record; real rows are about
+    /// 150 bytes.
+    public var maximumCSVRecordBytes: Int
     /// Size of the chunks passed from the reading (inflating) thread to the scanning
     /// thread. Default 1 MiB; at least 1.
     public var chunkBytes: Int
@@ -43,6 +50,7 @@ public struct ReaderOptions: Sendable, Hashable {
         maximumTagBytes: Int = 16 << 20,
         maximumSleepRecordBytes: Int = 1 << 20,
         maximumSleepRecordDepth: Int = 64,
+        maximumCSVRecordBytes: Int = 1 << 20,
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
@@ -54,6 +62,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.maximumTagBytes = maximumTagBytes
         self.maximumSleepRecordBytes = maximumSleepRecordBytes
         self.maximumSleepRecordDepth = max(maximumSleepRecordDepth, 1)
+        self.maximumCSVRecordBytes = max(maximumCSVRecordBytes, 1)
         self.chunkBytes = max(chunkBytes, 1)
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes

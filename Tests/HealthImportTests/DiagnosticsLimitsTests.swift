@@ -51,11 +51,14 @@ struct DiagnosticsLimitsTests {
         defer { directory.remove() }
         // A control character in a reason could drive the terminal that prints it, and a
         // NUL would make the stored JSON unreadable to PostgreSQL (jsonb refuses \u0000).
+        // The readers replace C0 controls in sleep records by U+FFFD; the C1 controls
+        // (U+0080 to U+009F) and DEL they keep are written out in a reason, as are those in
+        // an element name.
         let text =
-            "sourceName,startDate,endDate,value\nWatch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Nap\u{0}\u{1B}[2J\u{85}\n"
+            "sourceName,startDate,endDate,value\nWatch,2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,Nap\u{9B}2J\u{7F}\u{85}\n"
         let path = try directory.write("samples.csv", text)
         let report = try readAll(.path(path)).report
-        #expect(report.diagnostics.map(\.reason) == ["unknown sleep value \"Nap\\u{0}\\u{1B}[2J\\u{85}\""])
+        #expect(report.diagnostics.map(\.reason) == ["unknown sleep value \"Nap\\u{9B}2J\\u{7F}\\u{85}\""])
 
         let body =
             " <Record type=\"\(Self.sleepType)\" sourceName=\"W\" startDate=\"2024-01-01 23:00:00 +0100\" endDate=\"2024-01-02 06:00:00 +0100\" value=\"AsleepCore\"><a\u{1B}[2J></a\u{0}></Record>\n"
@@ -64,6 +67,23 @@ struct DiagnosticsLimitsTests {
         #expect(
             xmlReport.diagnostics.map(\.reason) == [
                 "broken markup in sleep record: </a\\u{0}> where </a\\u{1B}[2J> belongs"
+            ])
+    }
+
+    @Test("control characters in CSV fields become U+FFFD, as in XML, and a warning counts them")
+    func csvControlCharactersAreReplaced() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Before, the NUL reached the sample and PostgreSQL refused it (text cannot hold
+        // a NUL): the whole import failed.
+        let text =
+            "sourceName,startDate,endDate,value\nWat\u{0}ch\u{0B},2024-01-01T00:00:00Z,2024-01-01T07:00:00Z,AsleepCore\n"
+        let path = try directory.write("samples.csv", text)
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples.map(\.source) == ["Wat\u{FFFD}ch\u{FFFD}"])
+        #expect(
+            outcome.report.warnings == [
+                "replaced 2 character(s) XML 1.0 forbids (such as a vertical tab) with U+FFFD in sleep records"
             ])
     }
 

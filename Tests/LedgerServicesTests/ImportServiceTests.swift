@@ -142,7 +142,7 @@ struct ImportServiceTests {
             ])
     }
 
-    @Test("a value with control characters is quoted with them written out, so its audit row stores")
+    @Test("a value with control characters is quoted without them, so its audit row stores")
     func controlCharactersInTheAuditRow() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
@@ -154,14 +154,14 @@ struct ImportServiceTests {
                 + "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,AsleepCore\n"
                 + "Watch,2024-03-02T23:00:00Z,2024-03-03T07:00:00Z,Nap\u{0}\u{1B}[2J\n")
         // Before the fix the reason held the NUL itself: jsonb refuses "\u0000", so the
-        // import failed and its failure could not be recorded either. A reason now writes
-        // control characters out.
+        // import failed and its failure could not be recorded either. The NUL and the ESC
+        // now become U+FFFD, and a reason writes out any other control character.
         let result = try ImportService(session: fixture.session).importInput(.path(csv), for: anna)
         #expect(result.outcome?.inserted == 1)
         let history = try ImportService(session: fixture.session).history(for: anna)
         #expect(history.map(\.status) == ["succeeded"])
         let stored = try JSONDecoder().decode(
             [ImportDiagnostic].self, from: Data((history.first?.diagnosticsJSON ?? "").utf8))
-        #expect(stored.map(\.reason) == ["unknown sleep value \"Nap\\u{0}\\u{1B}[2J\""])
+        #expect(stored.map(\.reason) == ["unknown sleep value \"Nap\u{FFFD}\u{FFFD}[2J\""])
     }
 }
