@@ -30,6 +30,8 @@ final class CSVSampleReader {
     private var rowStartLine = 1
     private var isHeaderRead = false
     private var isAtStart = true
+    /// Per metadata column: rows whose metadata could not be read, and the first one's line.
+    private var unreadableMetadata: [(rows: Int, firstLine: Int)]
 
     init(fileName: String, header: CSVHeader, session: ReadSession) throws {
         let missing = header.missingRequiredColumns
@@ -45,6 +47,7 @@ final class CSVSampleReader {
         self.session = session
         maximumRecordBytes = session.options.maximumCSVRecordBytes
         keptColumnCount = header.keptColumnCount
+        unreadableMetadata = Array(repeating: (0, 0), count: header.metadataColumns.count)
     }
 
     /// Reads the next bytes.
@@ -139,6 +142,7 @@ final class CSVSampleReader {
 
     /// Ends the input: the last row may lack its line break.
     func finish() throws {
+        defer { warnAboutMetadata() }
         if isInQuotes && !isQuotePending {
             session.report.recordsSeen += 1
             session.report.sleepRecords += 1
@@ -183,8 +187,8 @@ final class CSVSampleReader {
         session.report.sleepRecords += 1
         replaceForbiddenCharacters()
         var timeZone = text(header.timeZoneColumn)
-        if timeZone?.isEmpty ?? true, let metadata = text(header.metadataColumn) {
-            timeZone = Self.timeZone(inMetadata: metadata)
+        if timeZone?.isEmpty ?? true {
+            timeZone = metadataTimeZone()
         }
         let record = SleepRecordFields(
             type: text(header.typeColumn), sourceName: nonEmpty(header.sourceColumn),
@@ -209,6 +213,33 @@ final class CSVSampleReader {
         }
     }
 
+    /// `HKTimeZone` from the first metadata column that names one; a column that cannot
+    /// be read is counted for a warning.
+    private func metadataTimeZone() -> String? {
+        for (slot, column) in header.metadataColumns.enumerated() {
+            guard let metadata = text(column), !metadata.isEmpty else { continue }
+            switch CSVMetadata.timeZone(in: metadata) {
+            case .timeZone(let zone):
+                return zone
+            case .noTimeZone:
+                continue
+            case .unreadable:
+                if unreadableMetadata[slot].rows == 0 { unreadableMetadata[slot].firstLine = rowStartLine }
+                unreadableMetadata[slot].rows += 1
+            }
+        }
+        return nil
+    }
+
+    private func warnAboutMetadata() {
+        for (slot, unreadable) in unreadableMetadata.enumerated() where unreadable.rows > 0 {
+            let name = DiagnosticText.quoted(header.metadataColumnNames[slot])
+            session.warn(
+                "the metadata column \(name) could not be read on \(unreadable.rows) row(s), the first on line \(unreadable.firstLine) (read are a JSON or Python object, a list of key/value entries, or KEY=VALUE pairs): no HKTimeZone was taken from it"
+            )
+        }
+    }
+
     private func text(_ column: Int?) -> String? {
         guard let column, column < fields.count else { return nil }
         let field = fields[column]
@@ -226,16 +257,5 @@ final class CSVSampleReader {
 
     private func nonEmpty(_ column: Int?) -> String? {
         text(column).flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// The value after `HKTimeZone` in a metadata text such as
-    /// `{"HKTimeZone":"Europe/Paris"}` or `HKTimeZone=Europe/Paris; HKWasUserEntered=0`.
-    static func timeZone(inMetadata metadata: String) -> String? {
-        guard let keyRange = metadata.range(of: "HKTimeZone") else { return nil }
-        let separators: Set<Character> = ["\"", "'", ":", "=", " "]
-        let rest = metadata[keyRange.upperBound...].drop(while: { separators.contains($0) })
-        let terminators: Set<Character> = ["\"", "'", ",", ";", "}", " ", "\n", "\t"]
-        let value = rest.prefix(while: { !terminators.contains($0) })
-        return value.isEmpty ? nil : String(value)
     }
 }
