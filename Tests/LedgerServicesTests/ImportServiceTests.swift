@@ -164,4 +164,44 @@ struct ImportServiceTests {
             [ImportDiagnostic].self, from: Data((history.first?.diagnosticsJSON ?? "").utf8))
         #expect(stored.map(\.reason) == ["unknown sleep value \"Nap\u{FFFD}\u{FFFD}[2J\""])
     }
+
+    @Test("a reader keeping more diagnostics than the audit row holds: the first ones are stored, the rest counted")
+    func auditRowCapsDiagnosticsWhateverTheOptions() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        // 40 000 rows rejected for a 100-byte stage value, about 250 bytes of JSON each:
+        // 10 MB of diagnostics if all were stored.
+        let bad = String(repeating: "Z", count: 100)
+        var text = "sourceName,startDate,endDate,value\n"
+        for _ in 0..<40_000 { text += "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,\(bad)\n" }
+        text += "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,AsleepCore\n"
+        let csv = try fixture.write("sleep.csv", text)
+        let options = ImportService.Options(reader: ReaderOptions(maximumDiagnostics: 100_000))
+        let result = try ImportService(session: fixture.session).importInput(.path(csv), for: anna, options: options)
+        #expect(result.outcome?.inserted == 1)
+        #expect(result.report.diagnostics.count == 40_000)
+
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let row = try connection.execute(
+            """
+            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
+                warnings::text
+            FROM imports WHERE user_id = $1
+            """, [.int64(anna.id)]
+        ).single()
+        #expect(try row.string(0) == "succeeded")
+        let storedCount = try row.int(1) ?? 0
+        #expect(storedCount > 10_000 && storedCount < 40_000)
+        // jsonb's text form adds a space after each colon and comma: 6 bytes an entry.
+        #expect(try (row.int(2) ?? .max) <= ImportService.maximumDiagnosticsJSONBytes + 6 * storedCount)
+        #expect(try row.int(3) == 40_000 - storedCount)
+        let warnings = try JSONDecoder().decode([String].self, from: Data((row.string(4) ?? "").utf8))
+        #expect(
+            warnings == [
+                "\(40_000 - storedCount) diagnostic(s) not stored: the import's record keeps at most 4194304 bytes of them"
+            ])
+    }
 }
