@@ -78,6 +78,8 @@ let package = Package(
             name: "make-export", dependencies: ["ExportFixtures", "SleepFixtures", "HealthImport"],
             path: "Benchmarks/make-export"),
         .executableTarget(
+            name: "reader-scaling", dependencies: ["HealthImport", "ExportFixtures"], path: "Benchmarks/reader-scaling"),
+        .executableTarget(
             name: "admin-benchmark-data",
             dependencies: ["LedgerStore", "PostgresClient", "SleepCore", "SleepFixtures"],
             path: "Benchmarks/admin-benchmark-data"),

@@ -41,6 +41,32 @@ public enum ExportZipWriter {
         try check(archive_write_close(archive), "close")
     }
 
+    /// Writes a zip to `path` holding one deflated entry, `entryName`, whose bytes `body`
+    /// writes (any XML: hostile shapes for tests and benchmarks), streamed with a data
+    /// descriptor.
+    public static func write(
+        entryName: String = "apple_health_export/export.xml", toPath path: String, body: (ByteSink) throws -> Void
+    ) throws {
+        guard let archive = archive_write_new() else {
+            throw WriteError(description: "archive_write_new failed")
+        }
+        defer { archive_write_free(archive) }
+        func check(_ status: Int32, _ what: String) throws {
+            guard status >= ARCHIVE_WARN else {
+                let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+                throw WriteError(description: "\(what): \(message)")
+            }
+        }
+        try check(archive_write_set_format_zip(archive), "zip format")
+        try check(archive_write_zip_set_compression_deflate(archive), "deflate")
+        try check(archive_write_open_filename(archive, path), "open \(path)")
+        try writeEntry(archive, name: entryName, size: nil, check: check) { sink in
+            try body(sink)
+            try sink.flush()
+        }
+        try check(archive_write_close(archive), "close")
+    }
+
     private static func writeEntry(
         _ archive: OpaquePointer, name: String, size: Int64?, check: (Int32, String) throws -> Void,
         body: (ByteSink) throws -> Void

@@ -55,6 +55,14 @@ enum ByteSearch {
         return true
     }
 
+    /// Whether `buffer[first]` and `buffer[second]` hold the same bytes.
+    @inline(__always)
+    static func equalBytes(in buffer: UnsafeRawBufferPointer, _ first: Range<Int>, _ second: Range<Int>) -> Bool {
+        guard first.count == second.count else { return false }
+        guard !first.isEmpty, let base = buffer.baseAddress else { return true }
+        return memcmp(base + first.lowerBound, base + second.lowerBound, first.count) == 0
+    }
+
     /// Number of line feeds in `buffer[from..<to]` (`memchr` hops: export lines are
     /// long enough that this beats a byte loop).
     static func countNewlines(in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {

@@ -12,14 +12,23 @@
 ///
 /// Memory stays bounded: the scanner keeps only the unfinished tag (at most
 /// ``ReaderOptions/maximumTagBytes``) or the sleep record being collected (at most
-/// ``ReaderOptions/maximumSleepRecordBytes``).
+/// ``ReaderOptions/maximumSleepRecordBytes``, nested at most
+/// ``ReaderOptions/maximumSleepRecordDepth`` elements deep, so `XMLParser` never sees
+/// deeper nesting either).
+///
+/// Time stays linear in the input whatever its shape: an unfinished construct is read
+/// again only once the bytes after its start have doubled (or could pass a cap), the
+/// open elements of a sleep record are a stack of offsets changed in place, and a broken
+/// sleep record's bytes are read again at most once (records that were still open inside
+/// it are rejected with it when the scan reaches them again, not collected anew).
 final class HealthXMLScanner {
     /// The file name used in messages (zip entry name or path).
     let fileName: String
     private let maximumTagBytes: Int
     private let maximumSleepRecordBytes: Int
+    private let maximumSleepRecordDepth: Int
     private let onSleepRecord: (UnsafeRawBufferPointer, Int) throws -> Void
-    private let onBrokenSleepRecord: (Int, String) -> Void
+    private let onBrokenSleepRecord: (Int, RecordRejection) -> Void
 
     /// Top-level `Record` elements seen.
     private(set) var recordsSeen = 0
@@ -29,25 +38,45 @@ final class HealthXMLScanner {
     private(set) var isRootSeen = false
     /// Whether the closing `</HealthData>` was seen; nothing after it is read.
     private(set) var isRootClosed = false
+    /// Bytes the scan has gone over, counting again those it goes over again (an
+    /// unfinished construct read anew when more bytes arrive, a broken sleep record's
+    /// content scanned again from the record nested in it). A measure of the work for the
+    /// tests, which hold it to a small multiple of the input's size; not a timing.
+    private(set) var bytesScanned = 0
 
     private var window: [UInt8] = []
     private var position = 0
+    /// Bytes dropped from the front of the window so far: window index + this = offset
+    /// in the file.
+    private var droppedBytes = 0
+    /// The window size at which the next scan starts: an unfinished construct is read
+    /// again only when the bytes after its start have doubled, or could pass a cap.
+    private var nextScanAt = 0
     private var countedUpTo = 0
     private var lineAtCounted = 1
     private var depth = 0
     private var pendingTerminator: [UInt8]?
     private var capture: Capture?
+    /// The elements open in the sleep record being collected, innermost last: where each
+    /// start tag's `<` lies, relative to ``Capture/start``. The record's own start tag is
+    /// the first. Changed in place, so each tag costs the same however deep the nesting.
+    private var openElements: [Int] = []
+    /// File offsets of `<Record` start tags that were still open inside a broken sleep
+    /// record when it was given up, in file order, from ``brokenRecordsHead`` on; each is
+    /// rejected with ``brokenRecordsRejection`` when the scan reaches it again.
+    private var brokenRecords: [Int] = []
+    private var brokenRecordsHead = 0
+    private var brokenRecordsRejection = RecordRejection(.sleepRecordNotClosed, "sleep record not closed")
     private var isAtStart = true
 
     /// A sleep record being collected: where it starts in the window, where its start
-    /// tag ends, its line, the names of its elements still open, and where the first
-    /// `<Record` nested in it starts. Apple's records never nest, so if the record turns
-    /// out broken (not closed), scanning resumes there and the records after it import.
+    /// tag ends, its line, and where the first `<Record` nested in it starts. Apple's
+    /// records never nest, so if the record turns out broken (not closed), scanning
+    /// resumes there and the records after it import.
     private struct Capture {
         var start: Int
         var startTagEnd: Int
         var line: Int
-        var openElements: [[UInt8]]
         var firstNestedRecord: Int?
     }
 
@@ -67,11 +96,12 @@ final class HealthXMLScanner {
     init(
         fileName: String, options: ReaderOptions,
         onSleepRecord: @escaping (UnsafeRawBufferPointer, Int) throws -> Void,
-        onBrokenSleepRecord: @escaping (Int, String) -> Void
+        onBrokenSleepRecord: @escaping (Int, RecordRejection) -> Void
     ) {
         self.fileName = fileName
         self.maximumTagBytes = options.maximumTagBytes
         self.maximumSleepRecordBytes = options.maximumSleepRecordBytes
+        self.maximumSleepRecordDepth = options.maximumSleepRecordDepth
         self.onSleepRecord = onSleepRecord
         self.onBrokenSleepRecord = onBrokenSleepRecord
     }
@@ -80,7 +110,19 @@ final class HealthXMLScanner {
     func feed(_ bytes: UnsafeRawBufferPointer) throws {
         guard !isRootClosed, !bytes.isEmpty else { return }
         window.append(contentsOf: bytes)
+        guard window.count >= nextScanAt else { return }
         try window.withUnsafeBytes { try scan($0, isFinal: false) }
+        // Reading an unfinished construct again on every chunk would cost its length each
+        // time (quadratic for a long tag fed in small chunks); waiting until the bytes
+        // after its start have doubled keeps the total linear. A cap it could pass is
+        // still checked as soon as it can be.
+        let pending = window.count - position
+        var next = position + 2 * pending
+        next = min(next, position + maximumTagBytes + 1)
+        if let collected = capture {
+            next = min(next, collected.start + maximumSleepRecordBytes + 1)
+        }
+        nextScanAt = next
         compact()
     }
 
@@ -89,9 +131,9 @@ final class HealthXMLScanner {
         while !isRootClosed {
             try window.withUnsafeBytes { try scan($0, isFinal: true) }
             guard let unfinished = capture else { break }
-            capture = nil
-            onBrokenSleepRecord(unfinished.line, "sleep record not closed before the end of the file")
-            guard let nested = unfinished.firstNestedRecord else { break }
+            let rejection = RecordRejection(
+                .sleepRecordNotClosed, "sleep record not closed before the end of the file")
+            guard let nested = window.withUnsafeBytes({ abandon(unfinished, rejection, in: $0) }) else { break }
             position = nested
         }
         guard isRootSeen else {
@@ -123,21 +165,27 @@ final class HealthXMLScanner {
         while true {
             try scanConstructs(buffer, isFinal: isFinal)
             if let collected = capture, count - collected.start > maximumSleepRecordBytes {
-                giveUpLongRecord(collected)
+                giveUpLongRecord(collected, in: buffer)
                 continue
             }
             return
         }
     }
 
-    /// Rejects a sleep record that grew past the limit. Scanning resumes at the first
-    /// record nested in it, or else after its start tag with the record counted as an
-    /// open element, so its own end tag still balances.
-    private func giveUpLongRecord(_ collected: Capture) {
-        capture = nil
-        onBrokenSleepRecord(
-            collected.line, "sleep record not closed within \(maximumSleepRecordBytes) bytes")
-        if let nested = collected.firstNestedRecord {
+    /// Rejects a sleep record that grew past the size limit.
+    private func giveUpLongRecord(_ collected: Capture, in buffer: UnsafeRawBufferPointer) {
+        giveUp(
+            collected,
+            RecordRejection(
+                .sleepRecordNotClosed, "sleep record not closed within \(maximumSleepRecordBytes) bytes"),
+            in: buffer)
+    }
+
+    /// Rejects a sleep record that is not closed within a limit. Scanning resumes at the
+    /// first record nested in it, or else after its start tag with the record counted as
+    /// an open element, so its own end tag still balances.
+    private func giveUp(_ collected: Capture, _ rejection: RecordRejection, in buffer: UnsafeRawBufferPointer) {
+        if let nested = abandon(collected, rejection, in: buffer) {
             position = nested
         } else {
             position = collected.startTagEnd
@@ -145,15 +193,74 @@ final class HealthXMLScanner {
         }
     }
 
+    /// Ends the collection of a broken sleep record: rejects it, and marks the `<Record`
+    /// start tags still open inside it, which would break the same way, to be rejected
+    /// when the scan reaches them again instead of being collected anew (so no byte is
+    /// read more than twice however the records nest). Returns the first record nested
+    /// in it, where scanning resumes, if any.
+    private func abandon(_ collected: Capture, _ rejection: RecordRejection, in buffer: UnsafeRawBufferPointer)
+        -> Int?
+    {
+        capture = nil
+        onBrokenSleepRecord(collected.line, rejection)
+        if brokenRecordsHead == brokenRecords.count {
+            brokenRecords.removeAll(keepingCapacity: true)
+            brokenRecordsHead = 0
+        }
+        for element in openElements.dropFirst() {
+            let open = collected.start + element
+            let nameEnd = Self.nameEnd(buffer, at: open)
+            if ByteSearch.equals(Self.recordName, in: buffer, from: open + 1, to: nameEnd) {
+                brokenRecords.append(droppedBytes + open)
+            }
+        }
+        brokenRecordsRejection = rejection
+        openElements.removeAll(keepingCapacity: openElements.count <= 1024)
+        return collected.firstNestedRecord
+    }
+
+    /// Whether the sleep record starting at window index `open` was marked broken by
+    /// ``abandon(_:_:in:)``; marks behind the scan are dropped on the way.
+    private func isMarkedBroken(at open: Int) -> Bool {
+        let offset = droppedBytes + open
+        while brokenRecordsHead < brokenRecords.count, brokenRecords[brokenRecordsHead] < offset {
+            brokenRecordsHead += 1
+        }
+        guard brokenRecordsHead < brokenRecords.count, brokenRecords[brokenRecordsHead] == offset else {
+            return false
+        }
+        brokenRecordsHead += 1
+        return true
+    }
+
+    /// The index just after the element name of the start tag whose `<` is at `open`.
+    private static func nameEnd(_ buffer: UnsafeRawBufferPointer, at open: Int) -> Int {
+        var index = open + 1
+        while index < buffer.count {
+            let byte = buffer[index]
+            if ByteSearch.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { break }
+            index += 1
+        }
+        return index
+    }
+
     /// Scans from `position` until the bytes run out (leaving `position` at the start of
     /// the unfinished construct) or the root closes.
     private func scanConstructs(_ buffer: UnsafeRawBufferPointer, isFinal: Bool) throws {
         let count = buffer.count
         var index = position
-        defer { position = index }
+        // The scan has gone over the bytes before `passed` since the last count; an
+        // unfinished construct it stops at was looked at up to the end of the buffer.
+        var passed = index
+        defer {
+            position = index
+            bytesScanned += max(0, (isRootClosed ? index : count) - passed)
+        }
         while !isRootClosed {
+            bytesScanned += max(0, index - passed)
+            passed = index
             if let collected = capture, index - collected.start > maximumSleepRecordBytes {
-                giveUpLongRecord(collected)
+                giveUpLongRecord(collected, in: buffer)
                 index = position
                 continue
             }
@@ -332,33 +439,33 @@ final class HealthXMLScanner {
 
     /// Handles `</name>`; returns the index to continue at.
     private func endTag(_ buffer: UnsafeRawBufferPointer, at open: Int, close: Int) throws -> Int {
-        if var collected = capture {
+        if let collected = capture {
             var nameEnd = open + 2
             while nameEnd < close, !ByteSearch.isSpace(buffer[nameEnd]) { nameEnd += 1 }
-            if let expected = collected.openElements.last,
-                ByteSearch.equals(expected, in: buffer, from: open + 2, to: nameEnd)
+            let expectedOpen = collected.start + (openElements.last ?? 0)
+            let expectedEnd = Self.nameEnd(buffer, at: expectedOpen)
+            if !openElements.isEmpty,
+                ByteSearch.equalBytes(in: buffer, (expectedOpen + 1)..<expectedEnd, (open + 2)..<nameEnd)
             {
-                collected.openElements.removeLast()
-                if collected.openElements.isEmpty {
+                openElements.removeLast()
+                if openElements.isEmpty {
                     capture = nil
                     try onSleepRecord(
                         UnsafeRawBufferPointer(rebasing: buffer[collected.start..<(close + 1)]), collected.line)
-                } else {
-                    capture = collected
                 }
                 return close + 1
             }
             // Broken markup inside a sleep record: reject it and carry on at this end tag,
             // unless the tag is the record's own end.
-            let name = Array(UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd]))
-            capture = nil
-            let expected = String(decoding: collected.openElements.last ?? [], as: UTF8.self)
-            onBrokenSleepRecord(
-                collected.line,
-                "broken markup in sleep record: </\(String(decoding: name, as: UTF8.self))> where </\(expected)> belongs"
+            let name = UnsafeRawBufferPointer(rebasing: buffer[(open + 2)..<nameEnd])
+            let expected = UnsafeRawBufferPointer(rebasing: buffer[(expectedOpen + 1)..<expectedEnd])
+            let rejection = RecordRejection(
+                .brokenMarkup,
+                "broken markup in sleep record: </\(DiagnosticText.name(name))> where </\(DiagnosticText.name(expected))> belongs"
             )
-            if let nested = collected.firstNestedRecord { return nested }
-            return name == Self.recordName ? close + 1 : open
+            let isRecordEnd = ByteSearch.equals(Self.recordName, in: buffer, from: open + 2, to: nameEnd)
+            if let nested = abandon(collected, rejection, in: buffer) { return nested }
+            return isRecordEnd ? close + 1 : open
         }
         depth -= 1
         if depth == 0 {
@@ -376,15 +483,24 @@ final class HealthXMLScanner {
     private func startTag(_ tag: StartTag, _ buffer: UnsafeRawBufferPointer, at open: Int) throws
         -> Int
     {
-        if capture != nil {
-            if capture?.firstNestedRecord == nil,
+        if let collected = capture {
+            if collected.firstNestedRecord == nil,
                 ByteSearch.equals(
                     Self.recordName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
             {
                 capture?.firstNestedRecord = open
             }
             if !tag.isSelfClosing {
-                capture?.openElements.append(Array(UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange])))
+                guard openElements.count < maximumSleepRecordDepth else {
+                    giveUp(
+                        collected,
+                        RecordRejection(
+                            .sleepRecordTooDeep,
+                            "sleep record nested deeper than \(maximumSleepRecordDepth) elements"),
+                        in: buffer)
+                    return position
+                }
+                openElements.append(open - collected.start)
             }
             return tag.end
         }
@@ -393,8 +509,7 @@ final class HealthXMLScanner {
                 ByteSearch.equals(
                     Self.rootName, in: buffer, from: tag.nameRange.lowerBound, to: tag.nameRange.upperBound)
             else {
-                let name = String(
-                    decoding: UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]), as: UTF8.self)
+                let name = DiagnosticText.name(UnsafeRawBufferPointer(rebasing: buffer[tag.nameRange]))
                 throw ImportError.badFile(
                     file: fileName, line: lineNumber(at: open, in: buffer),
                     reason: "the root element is <\(name)>, not <HealthData>: not an Apple Health export")
@@ -414,19 +529,24 @@ final class HealthXMLScanner {
                 let line = lineNumber(at: open, in: buffer)
                 if let stray = ByteSearch.first(UInt8(ascii: "<"), in: buffer, from: open + 1, to: tag.end) {
                     onBrokenSleepRecord(
-                        line, "broken markup in sleep record: '<' inside the Record start tag")
+                        line,
+                        RecordRejection(.brokenMarkup, "broken markup in sleep record: '<' inside the Record start tag")
+                    )
                     return stray
                 }
                 if tag.isMalformed {
-                    onBrokenSleepRecord(line, "broken markup in sleep record: malformed attributes")
+                    onBrokenSleepRecord(
+                        line, RecordRejection(.brokenMarkup, "broken markup in sleep record: malformed attributes"))
                     return tag.end
                 }
                 if tag.isSelfClosing {
                     try onSleepRecord(UnsafeRawBufferPointer(rebasing: buffer[open..<tag.end]), line)
+                } else if isMarkedBroken(at: open) {
+                    onBrokenSleepRecord(line, brokenRecordsRejection)
                 } else {
-                    capture = Capture(
-                        start: open, startTagEnd: tag.end, line: line, openElements: [Self.recordName],
-                        firstNestedRecord: nil)
+                    capture = Capture(start: open, startTagEnd: tag.end, line: line, firstNestedRecord: nil)
+                    openElements.removeAll(keepingCapacity: true)
+                    openElements.append(0)
                 }
                 return tag.end
             }
@@ -464,7 +584,9 @@ final class HealthXMLScanner {
         guard keepFrom > 0 else { return }
         window.withUnsafeBytes { _ = lineNumber(at: keepFrom, in: $0) }
         window.removeSubrange(0..<keepFrom)
+        droppedBytes += keepFrom
         position -= keepFrom
+        nextScanAt -= keepFrom
         countedUpTo -= keepFrom
         if capture != nil {
             capture?.start -= keepFrom

@@ -7,7 +7,8 @@ public struct ImportDiagnostic: Sendable, Hashable, Codable, CustomStringConvert
     public var file: String
     /// The 1-based line where the record starts.
     public var line: Int
-    /// Why the record was rejected, e.g. `end 2024-01-01 00:55:28 +0200 is not after start`.
+    /// Why the record was rejected, e.g. `unknown sleep value "HKCategoryValueSleepAnalysisNap"`:
+    /// at most ``maximumReasonBytes``, quoting at most ``maximumQuotedValueBytes`` of a value.
     public var reason: String
 
     /// Creates a diagnostic.
@@ -19,4 +20,13 @@ public struct ImportDiagnostic: Sendable, Hashable, Codable, CustomStringConvert
 
     /// `file:line: reason`, the form compilers use, so editors can jump to it.
     public var description: String { "\(file):\(line): \(reason)" }
+
+    /// The most bytes of a value a reason quotes: a longer value shows as its prefix, `…`
+    /// and its size, e.g. `unknown sleep value "NapNap…" (196608 bytes)`. Control
+    /// characters show as `\u{1B}`.
+    public static let maximumQuotedValueBytes = 64
+    /// The longest ``reason`` kept, in bytes of UTF-8 (a longer one ends in `…`).
+    public static let maximumReasonBytes = 512
+    /// The longest ``file`` kept, in bytes of UTF-8 (a longer name ends in `…`).
+    public static let maximumFileBytes = 256
 }

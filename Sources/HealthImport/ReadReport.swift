@@ -36,6 +36,11 @@ public struct ReadReport: Sendable, Hashable {
     public var diagnostics: [ImportDiagnostic]
     /// Diagnostics counted in ``rejected`` but not kept because of the limit.
     public var diagnosticsNotKept: Int
+    /// The diagnostics not kept, counted by the kind of reason (`unknown sleep value`,
+    /// `unreadable startDate`, `broken markup in sleep record`...; the labels are listed in
+    /// docs/import-formats.md). The counts add up to ``diagnosticsNotKept``; a warning
+    /// repeats them.
+    public var diagnosticsNotKeptByReason: [String: Int]
 
     /// Creates an empty report for an input.
     public init(kind: InputKind, inputName: String) {
@@ -54,5 +59,6 @@ public struct ReadReport: Sendable, Hashable {
         self.warnings = []
         self.diagnostics = []
         self.diagnosticsNotKept = 0
+        self.diagnosticsNotKeptByReason = [:]
     }
 }

@@ -27,18 +27,29 @@ final class ReadSession {
             report.latestEnd = max(report.latestEnd ?? sample.end, sample.end)
             try onSample(sample, SampleLocation(file: file, line: line))
         case .failure(let rejection):
-            reject(file: file, line: line, reason: rejection.reason)
+            reject(file: file, line: line, rejection)
         }
     }
 
-    /// Counts a rejected record and keeps its diagnostic (up to the limit).
-    func reject(file: String, line: Int, reason: String) {
+    /// Counts a rejected record and keeps its diagnostic, its file and reason shortened
+    /// (up to ``ReaderOptions/maximumDiagnostics``; beyond it, counted by kind of reason).
+    func reject(file: String, line: Int, _ rejection: RecordRejection) {
         report.rejected += 1
         if report.diagnostics.count < options.maximumDiagnostics {
-            report.diagnostics.append(ImportDiagnostic(file: file, line: line, reason: reason))
+            report.diagnostics.append(
+                ImportDiagnostic(
+                    file: DiagnosticText.limited(file, maximumBytes: ImportDiagnostic.maximumFileBytes), line: line,
+                    reason: DiagnosticText.limited(rejection.reason, maximumBytes: ImportDiagnostic.maximumReasonBytes)
+                ))
         } else {
             report.diagnosticsNotKept += 1
+            report.diagnosticsNotKeptByReason[rejection.kind.rawValue, default: 0] += 1
         }
+    }
+
+    /// Adds a warning (shortened like a reason, so it stays one bounded line).
+    func warn(_ warning: String) {
+        report.warnings.append(DiagnosticText.limited(warning, maximumBytes: ImportDiagnostic.maximumReasonBytes))
     }
 
     /// Counts characters XML 1.0 forbids that were replaced by U+FFFD.
@@ -51,6 +62,13 @@ final class ReadSession {
         if replacedCharacters > 0 {
             report.warnings.append(
                 "replaced \(replacedCharacters) character(s) XML 1.0 forbids (such as a vertical tab) with U+FFFD in sleep records"
+            )
+        }
+        if report.diagnosticsNotKept > 0 {
+            let counts = report.diagnosticsNotKeptByReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                .map { "\($0.value) \($0.key)" }
+            report.warnings.append(
+                "\(report.diagnosticsNotKept) rejected record(s) beyond the first \(options.maximumDiagnostics) diagnostics not kept: \(counts.joined(separator: ", "))"
             )
         }
     }

@@ -16,6 +16,18 @@ public struct ReaderOptions: Sendable, Hashable {
     /// The longest sleep record, children included, kept for parsing. A sleep record
     /// longer than this is rejected as not closed. Default 1 MiB.
     public var maximumSleepRecordBytes: Int
+    /// The deepest nesting of elements in a sleep record, the `Record` itself counted: a
+    /// deeper one is rejected (`sleep record nested deeper than N elements`) before
+    /// `XMLParser` sees it. Default 64; Apple's records hold at most two levels of
+    /// children. At least 1.
+    public var maximumSleepRecordDepth: Int
+    /// The longest CSV record (a row, with the line breaks inside its quoted fields; its
+    /// own line feed not counted) the CSV reader holds, and so the longest field. A longer
+    /// one, such as a line that never ends or a quote never closed, refuses the file
+    /// (``ImportError/badFile(file:line:reason:)`` naming the line the record starts on
+    /// and the cap). Default 1 MiB, the cap of one XML sleep record; real rows are about
+    /// 150 bytes.
+    public var maximumCSVRecordBytes: Int
     /// Size of the chunks passed from the reading (inflating) thread to the scanning
     /// thread. Default 1 MiB; at least 1.
     public var chunkBytes: Int
@@ -23,7 +35,11 @@ public struct ReaderOptions: Sendable, Hashable {
     public var queuedChunks: Int
     /// How many bytes of an input pass between two progress reports. Default 64 MiB.
     public var progressIntervalBytes: Int64
-    /// The most diagnostics kept in the report; further ones are only counted. Default 10 000.
+    /// The most diagnostics kept in the report; further ones are only counted, by kind of
+    /// reason (``ReadReport/diagnosticsNotKeptByReason``). Default 1 000. Each kept
+    /// diagnostic is at most ``ImportDiagnostic/maximumFileBytes`` plus
+    /// ``ImportDiagnostic/maximumReasonBytes``, so what a report (and the importer's audit
+    /// row) holds is bounded whatever the input.
     public var maximumDiagnostics: Int
     /// How long a read of a pipe, FIFO, socket or terminal (standard input included) may
     /// wait for its next byte before the input counts as stalled and the read fails with
@@ -39,10 +55,12 @@ public struct ReaderOptions: Sendable, Hashable {
         compressionRatioGraceBytes: Int64 = 1 << 20,
         maximumTagBytes: Int = 16 << 20,
         maximumSleepRecordBytes: Int = 1 << 20,
+        maximumSleepRecordDepth: Int = 64,
+        maximumCSVRecordBytes: Int = 1 << 20,
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
-        maximumDiagnostics: Int = 10_000,
+        maximumDiagnostics: Int = 1_000,
         idleTimeoutSeconds: Double = 300
     ) {
         self.maximumEntryBytes = maximumEntryBytes
@@ -50,10 +68,12 @@ public struct ReaderOptions: Sendable, Hashable {
         self.compressionRatioGraceBytes = compressionRatioGraceBytes
         self.maximumTagBytes = maximumTagBytes
         self.maximumSleepRecordBytes = maximumSleepRecordBytes
+        self.maximumSleepRecordDepth = max(maximumSleepRecordDepth, 1)
+        self.maximumCSVRecordBytes = max(maximumCSVRecordBytes, 1)
         self.chunkBytes = max(chunkBytes, 1)
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes
-        self.maximumDiagnostics = maximumDiagnostics
+        self.maximumDiagnostics = max(maximumDiagnostics, 0)
         self.idleTimeoutSeconds = idleTimeoutSeconds.isNaN ? 300 : min(max(idleTimeoutSeconds, 0.01), 1e9)
     }
 

@@ -23,21 +23,24 @@ struct SleepRecordFields: Sendable, Hashable {
     /// `LocalDate.supportedInstants` (1900 through 2199, UTC); the printed offset of the
     /// start date becomes ``SleepSample/printedUTCOffset``.
     func sample() -> Result<SleepSample, RecordRejection> {
-        guard let sourceName else { return .failure(RecordRejection("missing sourceName")) }
-        guard let startDate else { return .failure(RecordRejection("missing startDate")) }
-        guard let endDate else { return .failure(RecordRejection("missing endDate")) }
-        guard let value else { return .failure(RecordRejection("missing value")) }
+        guard let sourceName else { return .failure(RecordRejection(.missingSourceName, "missing sourceName")) }
+        guard let startDate else { return .failure(RecordRejection(.missingStartDate, "missing startDate")) }
+        guard let endDate else { return .failure(RecordRejection(.missingEndDate, "missing endDate")) }
+        guard let value else { return .failure(RecordRejection(.missingValue, "missing value")) }
         guard
             let stage = SleepStage(healthKitValue: value)
                 ?? SleepStage(healthKitValue: "HKCategoryValueSleepAnalysis" + value)
         else {
-            return .failure(RecordRejection("unknown sleep value \"\(value)\""))
+            return .failure(
+                RecordRejection(.unknownSleepValue, "unknown sleep value \(DiagnosticText.quoted(value))"))
         }
         guard let start = HealthTimestamp(parsing: startDate) else {
-            return .failure(RecordRejection("unreadable startDate \"\(startDate)\""))
+            return .failure(
+                RecordRejection(.unreadableStartDate, "unreadable startDate \(DiagnosticText.quoted(startDate))"))
         }
         guard let end = HealthTimestamp(parsing: endDate) else {
-            return .failure(RecordRejection("unreadable endDate \"\(endDate)\""))
+            return .failure(
+                RecordRejection(.unreadableEndDate, "unreadable endDate \(DiagnosticText.quoted(endDate))"))
         }
         guard LocalDate.supportedInstants.contains(start.secondsSince1970) else {
             return .failure(Self.outsideSupportedDates("startDate", startDate))
@@ -46,7 +49,11 @@ struct SleepRecordFields: Sendable, Hashable {
             return .failure(Self.outsideSupportedDates("endDate", endDate))
         }
         guard end.secondsSince1970 > start.secondsSince1970 else {
-            return .failure(RecordRejection("endDate \(endDate) is not after startDate \(startDate)"))
+            return .failure(
+                RecordRejection(
+                    .endNotAfterStart,
+                    "endDate \(DiagnosticText.unquoted(endDate)) is not after startDate \(DiagnosticText.unquoted(startDate))"
+                ))
         }
         let zone = timeZone.flatMap { $0.isEmpty ? nil : $0 }
         return .success(
@@ -56,6 +63,8 @@ struct SleepRecordFields: Sendable, Hashable {
     }
 
     private static func outsideSupportedDates(_ name: String, _ text: String) -> RecordRejection {
-        RecordRejection("\(name) \(text) is outside the supported dates \(LocalDate.supportedRangeText)")
+        RecordRejection(
+            .outsideSupportedDates,
+            "\(name) \(DiagnosticText.unquoted(text)) is outside the supported dates \(LocalDate.supportedRangeText)")
     }
 }

@@ -35,7 +35,7 @@ final class SleepRecordParser {
         switch Self.appendSanitized(record, to: &batch) {
         case .failure(let rejection):
             batch.removeSubrange(start...)
-            session.reject(file: fileName, line: line, reason: rejection.reason)
+            session.reject(file: fileName, line: line, rejection)
             if batchRanges.isEmpty { batch.removeAll(keepingCapacity: true) }
             return
         case .success(let replaced):
@@ -69,7 +69,8 @@ final class SleepRecordParser {
                 if single.parse(data), let fields = single.records.first {
                     try session.take(fields, file: fileName, line: line)
                 } else {
-                    session.reject(file: fileName, line: line, reason: single.failureReason)
+                    session.reject(
+                        file: fileName, line: line, RecordRejection(.malformedXML, single.failureReason))
                 }
             }
         }
@@ -119,22 +120,23 @@ final class SleepRecordParser {
             case 0xF0...0xF4:
                 length = 4
                 scalar = UInt32(byte & 0x07)
-            default: return .failure(RecordRejection("invalid UTF-8 (byte 0x\(String(byte, radix: 16)))"))
+            default: return .failure(RecordRejection(.invalidUTF8, "invalid UTF-8 (byte 0x\(String(byte, radix: 16)))"))
             }
             guard index + length <= count else {
-                return .failure(RecordRejection("invalid UTF-8 (truncated sequence)"))
+                return .failure(RecordRejection(.invalidUTF8, "invalid UTF-8 (truncated sequence)"))
             }
             for offset in 1..<length {
                 let continuation = bytes[index + offset]
                 guard continuation & 0xC0 == 0x80 else {
                     return .failure(
-                        RecordRejection("invalid UTF-8 (byte 0x\(String(byte, radix: 16)) not continued)"))
+                        RecordRejection(.invalidUTF8, "invalid UTF-8 (byte 0x\(String(byte, radix: 16)) not continued)")
+                    )
                 }
                 scalar = scalar << 6 | UInt32(continuation & 0x3F)
             }
             let isOverlong = (length == 3 && scalar < 0x800) || (length == 4 && scalar < 0x10000)
             if isOverlong || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) {
-                return .failure(RecordRejection("invalid UTF-8 (overlong, surrogate or out of range)"))
+                return .failure(RecordRejection(.invalidUTF8, "invalid UTF-8 (overlong, surrogate or out of range)"))
             }
             if scalar == 0xFFFE || scalar == 0xFFFF {
                 output.append(contentsOf: replacement)

@@ -11,8 +11,8 @@ final class XMLSampleReader: TextSampleReader {
         scanner = HealthXMLScanner(
             fileName: fileName, options: session.options,
             onSleepRecord: { bytes, line in try parser.add(record: bytes, line: line) },
-            onBrokenSleepRecord: { line, reason in
-                session.reject(file: fileName, line: line, reason: reason)
+            onBrokenSleepRecord: { line, rejection in
+                session.reject(file: fileName, line: line, rejection)
             })
     }
 

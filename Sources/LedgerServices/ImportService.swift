@@ -182,6 +182,13 @@ public struct ImportService {
         throw ServiceError(.refusedInput, message)
     }
 
+    /// The most bytes of diagnostics JSON an audit row stores, whatever the reader's
+    /// options: the default reader keeps at most about 1.6 MB of them; a caller that
+    /// raises ``ReaderOptions/maximumDiagnostics`` gets the first ones up to this size and
+    /// the rest counted (PostgreSQL refuses a jsonb array past 256 MB, which failed the
+    /// import and then its record too).
+    public static let maximumDiagnosticsJSONBytes = 4 << 20
+
     /// The audit row's fields from a reader's report.
     static func audit(_ start: ImportAudit, from report: ReadReport) throws -> ImportAudit {
         var audit = start
@@ -198,9 +205,24 @@ public struct ImportService {
         audit.latestEnd = report.latestEnd
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        audit.warningsJSON = String(decoding: try encoder.encode(report.warnings), as: UTF8.self)
-        audit.diagnosticsJSON = String(decoding: try encoder.encode(report.diagnostics), as: UTF8.self)
-        audit.diagnosticsNotKept = report.diagnosticsNotKept
+        var warnings = report.warnings
+        var stored: [String] = []
+        var storedBytes = 2
+        for diagnostic in report.diagnostics {
+            let json = String(decoding: try encoder.encode(diagnostic), as: UTF8.self)
+            guard storedBytes + json.utf8.count + 1 <= maximumDiagnosticsJSONBytes else { break }
+            stored.append(json)
+            storedBytes += json.utf8.count + 1
+        }
+        let notStored = report.diagnostics.count - stored.count
+        if notStored > 0 {
+            warnings.append(
+                "\(notStored) diagnostic(s) not stored: the import's record keeps at most \(maximumDiagnosticsJSONBytes) bytes of them"
+            )
+        }
+        audit.warningsJSON = String(decoding: try encoder.encode(warnings), as: UTF8.self)
+        audit.diagnosticsJSON = "[" + stored.joined(separator: ",") + "]"
+        audit.diagnosticsNotKept = report.diagnosticsNotKept + notStored
         return audit
     }
 

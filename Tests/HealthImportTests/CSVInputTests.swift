@@ -107,12 +107,79 @@ struct CSVInputTests {
             ])
     }
 
-    @Test func metadataTimeZoneForms() {
+    @Test(arguments: [
+        // A JSON object, as the `metadata` column of earlier versions held it.
+        ("{\"HKTimeZone\":\"Europe/Paris\",\"HKWasUserEntered\":0}", CSVMetadata.Outcome.timeZone("Europe/Paris")),
+        // KEY=VALUE pairs.
+        ("HKWasUserEntered=0; HKTimeZone=America/New_York", .timeZone("America/New_York")),
+        ("HKWasUserEntered=0", .noTimeZone),
+        ("", .noTimeZone),
+        // A Python dict, and Python's list of key/value entries (a `sub_children` column).
+        ("{'HKTimeZone': 'Europe/Berlin', 'HKWasUserEntered': True}", .timeZone("Europe/Berlin")),
+        ("[{'key': 'HKTimeZone', 'value': 'Europe/Amsterdam'}]", .timeZone("Europe/Amsterdam")),
+        (
+            "[{'key': 'HKWasUserEntered', 'value': 1}, {'value': u'Asia/Tokyo', 'key': 'HKTimeZone'}]",
+            .timeZone("Asia/Tokyo")
+        ),
+        // The same list as JSON, and nested one level down.
+        ("[{\"key\": \"HKTimeZone\", \"value\": \"Europe\\/London\"}]", .timeZone("Europe/London")),
+        ("{\"MetadataEntry\": [{\"key\": \"HKTimeZone\", \"value\": \"UTC\"}]}", .timeZone("UTC")),
+        ("[{'key': 'HKWasUserEntered', 'value': 1}]", .noTimeZone),
+        ("[]", .noTimeZone),
+        ("{'HKTimeZone': None}", .noTimeZone),
+        // Not in any form read: unreadable, never silently ignored.
+        ("[{'key': 'HKTimeZone', 'value': 'Europe/Amsterdam'}", .unreadable),
+        ("{'HKTimeZone': ['Europe/Paris']}", .unreadable),
+        ("time zone is Europe/Paris", .unreadable),
+        ("[{'key': 'HKTimeZone', 'value': 'Europe/Paris'}] trailing", .unreadable),
+        (String(repeating: "[", count: 100) + String(repeating: "]", count: 100), .unreadable),
+    ])
+    func metadataTimeZoneForms(text: String, expected: CSVMetadata.Outcome) {
+        #expect(CSVMetadata.timeZone(in: text) == expected)
+    }
+
+    @Test(
+        "HKTimeZone is read from a metadata column holding key/value entries",
+        arguments: [
+            // Python literals, as a converter flattening the export with pandas writes them.
+            ("sub_children", "\"[{'key': 'HKTimeZone', 'value': 'Europe/Paris'}]\""),
+            // JSON, in a column named after the XML element.
+            ("MetadataEntry", "\"[{\"\"key\"\": \"\"HKTimeZone\"\", \"\"value\"\": \"\"Europe/Paris\"\"}]\""),
+            ("metadata", "\"{'HKTimeZone': 'Europe/Paris', 'HKWasUserEntered': 1}\""),
+        ])
+    func timeZoneFromMetadataColumn(column: String, field: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text =
+            "sourceName,startDate,endDate,value,\(column)\n"
+            + "\"Anna, \"\"the\"\" sleeper\nWatch\",2024-01-01 23:00:00 +0100,2024-01-02 06:00:00 +0100,AsleepCore,\(field)\n"
+        let path = try directory.write("samples.csv", text)
+        let outcome = try readAll(.path(path))
+        #expect(outcome.samples == [night])
+        #expect(outcome.report.warnings.isEmpty)
+    }
+
+    @Test("a metadata column that cannot be read is a warning, with its name, rows and first line")
+    func unreadableMetadataColumnIsAWarning() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = """
+            sourceName,startDate,endDate,value,timeZone,sub_children
+            Watch,2024-01-01T22:00:00Z,2024-01-02T05:00:00Z,AsleepCore,,"[{'key': 'HKTimeZone', 'value': 'Europe/Paris'}]"
+            Watch,2024-01-02T22:00:00Z,2024-01-03T05:00:00Z,AsleepCore,,"[{'key': 'HKTimeZone', 'value': 'Europe/Paris'"
+            Watch,2024-01-03T22:00:00Z,2024-01-04T05:00:00Z,AsleepCore,Europe/Rome,"not metadata"
+            Watch,2024-01-04T22:00:00Z,2024-01-05T05:00:00Z,AsleepCore,,"<MetadataEntry key=HKTimeZone>"
+            Watch,2024-01-05T22:00:00Z,2024-01-06T05:00:00Z,AsleepCore,,
+
+            """
+        let path = try directory.write("samples.csv", text)
+        let outcome = try readAll(.path(path))
+        // Unreadable metadata never rejects a row: its zone is simply not known. A row with
+        // a time zone column of its own does not need its metadata.
+        #expect(outcome.samples.map(\.timeZoneIdentifier) == ["Europe/Paris", nil, "Europe/Rome", nil, nil])
         #expect(
-            CSVSampleReader.timeZone(inMetadata: "{\"HKTimeZone\":\"Europe/Paris\"}") == "Europe/Paris")
-        #expect(
-            CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0; HKTimeZone=America/New_York")
-                == "America/New_York")
-        #expect(CSVSampleReader.timeZone(inMetadata: "HKWasUserEntered=0") == nil)
+            outcome.report.warnings == [
+                "the metadata column \"sub_children\" could not be read on 2 row(s), the first on line 3 (read are a JSON or Python object, a list of key/value entries, or KEY=VALUE pairs): no HKTimeZone was taken from it"
+            ])
     }
 }

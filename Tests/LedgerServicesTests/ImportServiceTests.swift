@@ -1,7 +1,9 @@
+import ExportFixtures
 import Foundation
 import HealthImport
 import LedgerServices
 import LedgerStore
+import PostgresClient
 import SleepCore
 import SleepFixtures
 import Testing
@@ -85,5 +87,121 @@ struct ImportServiceTests {
         #expect(strict?.message.contains("--strict: 1 record rejected, nothing imported") == true)
         #expect(try service.history(for: anna).map(\.samplesInserted) == [0])
         #expect(try SummaryService(session: fixture.session).absence(of: anna) == .neverRolledUp)
+    }
+
+    @Test(
+        "many rejected records with long values: the good ones are stored, the audit row's diagnostics are bounded and the rest counted"
+    )
+    func boundedDiagnosticsInTheAuditRow() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        // 1 100 sleep records rejected for 8 KiB stage values (a 4 KiB block of seeded
+        // letters twice, so the zip is small but not a zip bomb), and 11 good ones.
+        var state: UInt64 = 7
+        let block = String(
+            (0..<4096).map { _ -> Character in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Character(UnicodeScalar(UInt8(97 + (state >> 33) % 26)))
+            })
+        let zip = fixture.folder.appendingPathComponent("export.zip").path
+        try ExportZipWriter.write(toPath: zip) { sink in
+            try sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n")
+            for index in 0..<1_111 {
+                let day = 10 + index / 101
+                let value = index % 101 == 0 ? "HKCategoryValueSleepAnalysisAsleepCore" : block + block
+                try sink.write(
+                    " <Record type=\"HKCategoryTypeIdentifierSleepAnalysis\" sourceName=\"Watch\" startDate=\"2024-03-\(day) 23:00:00 +0000\" endDate=\"2024-03-\(day + 1) 06:00:00 +0000\" value=\"\(value)\"/>\n"
+                )
+            }
+            try sink.write("</HealthData>\n")
+        }
+        let result = try ImportService(session: fixture.session).importInput(.path(zip), for: anna)
+        #expect(result.outcome?.inserted == 11)
+        #expect(result.report.rejected == 1_100)
+
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let row = try connection.execute(
+            """
+            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
+                warnings::text
+            FROM imports WHERE user_id = $1
+            """, [.int64(anna.id)]
+        ).single()
+        #expect(try row.string(0) == "succeeded")
+        #expect(try row.int(1) == 1_000)
+        // About 150 bytes a diagnostic; before the fix the 1 100 whole values made 9 MB.
+        #expect(try (row.int(2) ?? .max) <= 1_000 * 300)
+        #expect(try row.int(3) == 100)
+        let warnings = try JSONDecoder().decode([String].self, from: Data((row.string(4) ?? "").utf8))
+        #expect(
+            warnings == [
+                "100 rejected record(s) beyond the first 1000 diagnostics not kept: 100 unknown sleep value"
+            ])
+    }
+
+    @Test("a value with control characters is quoted without them, so its audit row stores")
+    func controlCharactersInTheAuditRow() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let csv = try fixture.write(
+            "sleep.csv",
+            "sourceName,startDate,endDate,value\n"
+                + "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,AsleepCore\n"
+                + "Watch,2024-03-02T23:00:00Z,2024-03-03T07:00:00Z,Nap\u{0}\u{1B}[2J\n")
+        // Before the fix the reason held the NUL itself: jsonb refuses "\u0000", so the
+        // import failed and its failure could not be recorded either. The NUL and the ESC
+        // now become U+FFFD, and a reason writes out any other control character.
+        let result = try ImportService(session: fixture.session).importInput(.path(csv), for: anna)
+        #expect(result.outcome?.inserted == 1)
+        let history = try ImportService(session: fixture.session).history(for: anna)
+        #expect(history.map(\.status) == ["succeeded"])
+        let stored = try JSONDecoder().decode(
+            [ImportDiagnostic].self, from: Data((history.first?.diagnosticsJSON ?? "").utf8))
+        #expect(stored.map(\.reason) == ["unknown sleep value \"Nap\u{FFFD}\u{FFFD}[2J\""])
+    }
+
+    @Test("a reader keeping more diagnostics than the audit row holds: the first ones are stored, the rest counted")
+    func auditRowCapsDiagnosticsWhateverTheOptions() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        // 40 000 rows rejected for a 100-byte stage value, about 250 bytes of JSON each:
+        // 10 MB of diagnostics if all were stored.
+        let bad = String(repeating: "Z", count: 100)
+        var text = "sourceName,startDate,endDate,value\n"
+        for _ in 0..<40_000 { text += "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,\(bad)\n" }
+        text += "Watch,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,AsleepCore\n"
+        let csv = try fixture.write("sleep.csv", text)
+        let options = ImportService.Options(reader: ReaderOptions(maximumDiagnostics: 100_000))
+        let result = try ImportService(session: fixture.session).importInput(.path(csv), for: anna, options: options)
+        #expect(result.outcome?.inserted == 1)
+        #expect(result.report.diagnostics.count == 40_000)
+
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let row = try connection.execute(
+            """
+            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
+                warnings::text
+            FROM imports WHERE user_id = $1
+            """, [.int64(anna.id)]
+        ).single()
+        #expect(try row.string(0) == "succeeded")
+        let storedCount = try row.int(1) ?? 0
+        #expect(storedCount > 10_000 && storedCount < 40_000)
+        // jsonb's text form adds a space after each colon and comma: 6 bytes an entry.
+        #expect(try (row.int(2) ?? .max) <= ImportService.maximumDiagnosticsJSONBytes + 6 * storedCount)
+        #expect(try row.int(3) == 40_000 - storedCount)
+        let warnings = try JSONDecoder().decode([String].self, from: Data((row.string(4) ?? "").utf8))
+        #expect(
+            warnings == [
+                "\(40_000 - storedCount) diagnostic(s) not stored: the import's record keeps at most 4194304 bytes of them"
+            ])
     }
 }
