@@ -15,11 +15,14 @@ public struct HTTPRequest: Sendable, Hashable {
     public var clientAddress: String
     /// The body of a route that reads one; empty otherwise.
     public var body: [UInt8]
+    /// The address the client used, as the trusted proxy reports it
+    /// (`X-Forwarded-Proto://Host`); `nil` for a request that did not come through it.
+    public var forwardedOrigin: String?
 
     /// Creates a request.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        clientAddress: String = "127.0.0.1", body: [UInt8] = []
+        clientAddress: String = "127.0.0.1", body: [UInt8] = [], forwardedOrigin: String? = nil
     ) {
         self.method = method
         self.path = path
@@ -27,6 +30,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.headers = headers
         self.clientAddress = clientAddress
         self.body = body
+        self.forwardedOrigin = forwardedOrigin
     }
 
     /// The value of header `name` (any case).

@@ -318,13 +318,22 @@ final class MicroHTTPDServer: @unchecked Sendable {
         _ = MHD_get_connection_values(
             connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
         var client = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
-        if let proxy = configuration.trustedProxy, client == proxy,
-            let forwarded = headers.value["x-forwarded-for"]?.split(separator: ",").last
-        {
-            client = String(forwarded).trimmingWhitespace
+        var origin: String?
+        // Forwarded headers are believed from the trusted proxy only.
+        if let proxy = configuration.trustedProxy, client == proxy {
+            if let forwarded = headers.value["x-forwarded-for"]?.split(separator: ",").last {
+                client = String(forwarded).trimmingWhitespace
+            }
+            if let proto = headers.value["x-forwarded-proto"]?.split(separator: ",").first?.lowercased(),
+                ["http", "https"].contains(proto.trimmingWhitespace), let host = headers.value["host"],
+                !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) })
+            {
+                origin = proto.trimmingWhitespace + "://" + host
+            }
         }
         return HTTPRequest(
-            method: method, path: url, query: query.value, headers: headers.value, clientAddress: client)
+            method: method, path: url, query: query.value, headers: headers.value, clientAddress: client,
+            forwardedOrigin: origin)
     }
 
     /// The numeric host of a socket address.

@@ -245,7 +245,10 @@ public final class ServerRoutes: @unchecked Sendable {
             let receiver = try UploadReceiver(
                 spoolFolder: configuration.spoolFolder, maximumBytes: configuration.maximumUploadBytes,
                 fileName: "upload", contentType: request.header("content-type"))
-            return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller) }
+            // The URL printed back: the configured public URL; without one, what the trusted
+            // proxy says the client used; else the listen address.
+            let base = configuration.publicURL.isEmpty ? (request.forwardedOrigin ?? publicURL) : publicURL
+            return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller, base: base) }
         } catch {
             return .respond(Self.response(for: error))
         }
@@ -253,7 +256,7 @@ public final class ServerRoutes: @unchecked Sendable {
 
     /// Queues a complete upload: 202 with the new import, or 200 with the earlier import
     /// of the same bytes.
-    func finishUpload(_ receiver: UploadReceiver, caller: TokenService.Caller) -> HTTPResponse {
+    func finishUpload(_ receiver: UploadReceiver, caller: TokenService.Caller, base: String) -> HTTPResponse {
         if receiver.isOverCap {
             return .error(
                 413, code: "too_large", message: "uploads are limited to \(configuration.maximumUploadBytes) bytes")
@@ -277,12 +280,12 @@ public final class ServerRoutes: @unchecked Sendable {
                 onQueued()
                 return .json(
                     Status(import: ImportDocument(job)), status: 202,
-                    headers: [.init("Location", publicURL + "/api/v1/imports/\(job.id)")])
+                    headers: [.init("Location", base + "/api/v1/imports/\(job.id)")])
             case .sameAsEarlier(let job):
                 try? FileManager.default.removeItem(atPath: upload.spoolPath)
                 return .json(
                     Status(import: ImportDocument(job)), status: 200,
-                    headers: [.init("Location", publicURL + "/api/v1/imports/\(job.id)")])
+                    headers: [.init("Location", base + "/api/v1/imports/\(job.id)")])
             }
         } catch {
             receiver.abandon()

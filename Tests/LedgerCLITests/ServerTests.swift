@@ -186,6 +186,16 @@ struct ServerTests {
     func trustedProxy() throws {
         let direct = try ServerProcess(["--workers", "0"])
         _ = try direct.curl("/healthz", ["-H", "X-Forwarded-For: 203.0.113.7"])
+        // Not from a trusted proxy: X-Forwarded-Proto changes nothing.
+        let directToken = try Self.user("zoe", direct)
+        let directUpload = try direct.curl(
+            "/api/v1/imports",
+            [
+                "-H", "X-Forwarded-Proto: https", "-H", "Host: evil.example", "-H", "Content-Type: text/csv",
+                "--data-binary",
+                "sourceName,startDate,endDate,value\nW,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n",
+            ], token: directToken)
+        #expect(directUpload.headers["location"]?.hasPrefix("http://127.0.0.1:\(direct.port)/") == true)
         direct.stop()
         #expect(direct.logText.contains("127.0.0.1 \"GET /healthz\" 200"))
         #expect(!direct.logText.contains("203.0.113.7"))
@@ -208,6 +218,16 @@ struct ServerTests {
         let other = try proxied.curl("/healthz", ["-H", "X-Forwarded-For: 198.51.100.2"])
         #expect(same.status == 429 && same.headers["retry-after"] != nil)
         #expect(other.status == 200)
+        // Without --public-url, the Location of an upload is what the proxy says the client used.
+        let upload = try proxied.curl(
+            "/api/v1/imports",
+            [
+                "-H", "X-Forwarded-For: 198.51.100.3", "-H", "X-Forwarded-Proto: https", "-H",
+                "Host: sleep.example.org", "-H", "Content-Type: text/csv", "--data-binary",
+                "sourceName,startDate,endDate,value\nW,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n",
+            ], token: token)
+        #expect(upload.status == 202)
+        #expect(upload.headers["location"]?.hasPrefix("https://sleep.example.org/api/v1/imports/") == true)
         proxied.stop()
         #expect(proxied.logText.contains("198.51.100.2 \"GET /healthz\" 200"))
     }
