@@ -67,34 +67,83 @@ public final class ServerRoutes: @unchecked Sendable {
         "application/csv", "application/octet-stream", "multipart/form-data",
     ]
 
-    /// The plan for a request whose head has arrived.
-    public func plan(_ request: HTTPRequest) -> Plan {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        switch segments {
-        case ["healthz"]:
-            guard request.method == "GET" || request.method == "HEAD" else { return .respond(Self.notAllowed("GET")) }
-            return .respond(health())
-        case ["api", "v1", "me"]:
-            guard request.method == "GET" else { return .respond(Self.notAllowed("GET")) }
-            return .respond(authorized(request, requiring: .full) { caller in try account(caller) })
-        case ["api", "v1", "imports"]:
-            switch request.method {
-            case "POST": return planUpload(request)
-            case "GET": return .respond(authorized(request) { caller in try listImports(caller) })
-            default: return .respond(Self.notAllowed("GET, POST"))
-            }
-        case let path where path.count == 4 && path.starts(with: ["api", "v1", "imports"]):
-            guard let id = Int64(path[3]), id > 0 else {
-                return .respond(.error(404, code: "not_found", message: "no such import"))
-            }
-            switch request.method {
-            case "GET": return .respond(authorized(request) { caller in try importStatus(id, caller) })
-            case "DELETE": return .respond(authorized(request) { caller in try cancelImport(id, caller) })
-            default: return .respond(Self.notAllowed("GET, DELETE"))
-            }
-        default:
-            return .respond(.error(404, code: "not_found", message: "no such route"))
+    /// One route: a method and a path template whose `{name}` segments capture a value.
+    public struct Route: Sendable {
+        /// The HTTP method; a `GET` route also answers `HEAD`.
+        public let method: String
+        /// The path, such as `/api/v1/imports/{id}`.
+        public let template: String
+        let plan: @Sendable (ServerRoutes, HTTPRequest, [String: String]) -> Plan
+
+        init(
+            _ method: String, _ template: String,
+            _ plan: @escaping @Sendable (ServerRoutes, HTTPRequest, [String: String]) -> Plan
+        ) {
+            self.method = method
+            self.template = template
+            self.plan = plan
         }
+
+        /// The captured values when `segments` match the template; `nil` otherwise.
+        func captures(_ segments: [Substring]) -> [String: String]? {
+            let pattern = template.split(separator: "/")
+            guard pattern.count == segments.count else { return nil }
+            var values: [String: String] = [:]
+            for (expected, actual) in zip(pattern, segments) {
+                if expected.hasPrefix("{") && expected.hasSuffix("}") {
+                    values[String(expected.dropFirst().dropLast())] = String(actual)
+                } else if expected != actual {
+                    return nil
+                }
+            }
+            return values
+        }
+    }
+
+    /// Every route the server answers, in the order they are tried.
+    public static let table: [Route] = importRoutes + accountRoutes + healthAutoExportRoutes
+
+    /// Health and the import queue.
+    static let importRoutes: [Route] = [
+        Route("GET", "/healthz") { routes, _, _ in .respond(routes.health()) },
+        Route("GET", "/api/v1/me") { routes, request, _ in
+            .respond(routes.authorized(request, requiring: .full) { caller in try routes.account(caller) })
+        },
+        Route("GET", "/api/v1/imports") { routes, request, _ in
+            .respond(routes.authorized(request) { caller in try routes.listImports(caller) })
+        },
+        Route("POST", "/api/v1/imports") { routes, request, _ in routes.planUpload(request) },
+        Route("GET", "/api/v1/imports/{id}") { routes, request, captured in
+            guard let id = importID(captured) else { return .respond(noSuchImport) }
+            return .respond(routes.authorized(request) { caller in try routes.importStatus(id, caller) })
+        },
+        Route("DELETE", "/api/v1/imports/{id}") { routes, request, captured in
+            guard let id = importID(captured) else { return .respond(noSuchImport) }
+            return .respond(routes.authorized(request) { caller in try routes.cancelImport(id, caller) })
+        },
+    ]
+
+    static let noSuchImport = HTTPResponse.error(404, code: "not_found", message: "no such import")
+
+    static func importID(_ captured: [String: String]) -> Int64? {
+        guard let id = captured["id"].flatMap({ Int64($0) }), id > 0 else { return nil }
+        return id
+    }
+
+    /// The plan for a request whose head has arrived: the first route whose template and
+    /// method match; 405 with `Allow` when only the template does; 404 otherwise.
+    public func plan(_ request: HTTPRequest) -> Plan {
+        let segments = request.path.split(separator: "/")
+        var allowed: [String] = []
+        for route in Self.table {
+            guard let captured = route.captures(segments) else { continue }
+            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                return route.plan(self, request, captured)
+            }
+            allowed.append(route.method)
+        }
+        if !allowed.isEmpty { return .respond(Self.notAllowed(allowed.joined(separator: ", "))) }
+        return .respond(.error(404, code: "not_found", message: "no such route"))
     }
 
     static func notAllowed(_ allowed: String) -> HTTPResponse {

@@ -1,0 +1,4 @@
+extension ServerRoutes {
+    /// Samples pushed by the Health Auto Export app.
+    static let healthAutoExportRoutes: [Route] = []
+}
