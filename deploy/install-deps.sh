@@ -11,6 +11,9 @@ packages=(
   libssl-dev                  # SHA-256 and secure random (libcrypto)
   libmicrohttpd-dev           # the upload server's HTTP
   curl                        # the server tests' HTTP client
+  openssl                     # throwaway TLS certificates in the server tests
+  python3-prometheus-client   # an independent parser of the server's /metrics in the tests
+  caddy                       # the reverse proxy of deploy/caddy (validated and run by the tests)
   libicu-dev                  # Unicode normalization and case folding of user handles (ICU)
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   "$@"
