@@ -11,6 +11,7 @@ packages=(
   libssl-dev                  # SHA-256 and secure random (libcrypto)
   libmicrohttpd-dev           # the upload server's HTTP
   curl                        # the server tests' HTTP client
+  python3-jsonschema          # the server tests check responses against docs/openapi.json
   libicu-dev                  # Unicode normalization and case folding of user handles (ICU)
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   "$@"
