@@ -53,7 +53,9 @@ let package = Package(
             name: "LedgerServer",
             dependencies: [
                 "CMicroHTTPD", "LedgerServices", "LedgerStore", "LedgerCrypto", "HealthImport", "SleepReports",
-            ]),
+            ],
+            // The API's OpenAPI document (docs/openapi.json links here), compiled into the binary.
+            resources: [.embedInCode("OpenAPI/openapi.json")]),
         // Argument parsing, configuration, output formats and exit codes of both executables.
         .target(
             name: "LedgerCLI",
@@ -115,7 +117,7 @@ let package = Package(
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
                 "make-export",
             ],
-            exclude: ["Golden"]
+            exclude: ["Golden", "openapi-conformance.py"]
         ),
     ]
 )

@@ -11,6 +11,7 @@ packages=(
   libssl-dev                  # SHA-256 and secure random (libcrypto)
   libmicrohttpd-dev           # the upload server's HTTP
   curl                        # the server tests' HTTP client
+  python3-jsonschema          # the server tests check responses against docs/openapi.json
   openssl                     # throwaway TLS certificates in the server tests
   python3-prometheus-client   # an independent parser of the server's /metrics in the tests
   caddy                       # the reverse proxy of deploy/caddy (validated and run by the tests)

@@ -106,6 +106,12 @@ public final class ServerRoutes: @unchecked Sendable {
     /// Health and the import queue.
     static let importRoutes: [Route] = [
         Route("GET", "/healthz") { routes, _, _ in .respond(routes.health()) },
+        Route("GET", "/api/v1/openapi.json") { _, _, _ in
+            .respond(
+                HTTPResponse(
+                    status: 200, headers: [.init("Content-Type", "application/json")],
+                    body: PackageResources.openapi_json))
+        },
         Route("GET", "/api/v1/me") { routes, request, _ in
             .respond(routes.authorized(request, requiring: .full) { caller in try routes.account(caller) })
         },

@@ -4,6 +4,7 @@ import LedgerStore
 import LedgerTestSupport
 import PostgresClient
 import Synchronization
+import Testing
 
 /// A real `sleepledger serve` process on 127.0.0.1 (a port it picks) against a migrated
 /// test database, with its own spool folder; plus a raw HTTP client for the requests curl
@@ -125,8 +126,12 @@ final class ServerProcess: @unchecked Sendable {
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
-    /// Runs curl against the server; `arguments` come before the URL.
-    func curl(_ path: String, _ arguments: [String] = [], token: String? = nil) throws -> Response {
+    /// Runs curl against the server; `arguments` come before the URL. The response is
+    /// checked against docs/openapi.json (``OpenAPIConformance``).
+    func curl(
+        _ path: String, _ arguments: [String] = [], token: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Response {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         var all = ["-s", "-S", "-D", "-", "--max-time", "120"] + curlOptions
@@ -138,7 +143,23 @@ final class ServerProcess: @unchecked Sendable {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Self.parse(String(decoding: data, as: UTF8.self))
+        let response = Self.parse(String(decoding: data, as: UTF8.self))
+        OpenAPIConformance.check(
+            response, method: Self.method(of: arguments), path: path, sourceLocation: sourceLocation)
+        return response
+    }
+
+    /// The method curl sends for `arguments`.
+    static func method(of arguments: [String]) -> String {
+        if let flag = arguments.firstIndex(where: { $0 == "-X" || $0 == "--request" }), flag + 1 < arguments.count {
+            return arguments[flag + 1]
+        }
+        if arguments.contains(where: { $0 == "-I" || $0 == "--head" }) { return "HEAD" }
+        let sendsBody = ["-d", "--data", "--data-binary", "--data-raw", "-F", "--form", "-T", "--upload-file"]
+        if arguments.contains(where: { sendsBody.contains($0) }) {
+            return arguments.contains(where: { $0 == "-T" || $0 == "--upload-file" }) ? "PUT" : "POST"
+        }
+        return "GET"
     }
 
     /// Scrapes the metrics listener with curl: the exposition's text.
