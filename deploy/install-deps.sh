@@ -12,6 +12,9 @@ packages=(
   libmicrohttpd-dev           # the upload server's HTTP
   curl                        # the server tests' HTTP client
   python3-jsonschema          # the server tests check responses against docs/openapi.json
+  openssl                     # throwaway TLS certificates in the server tests
+  python3-prometheus-client   # an independent parser of the server's /metrics in the tests
+  caddy                       # the reverse proxy of deploy/caddy (validated and run by the tests)
   libicu-dev                  # Unicode normalization and case folding of user handles (ICU)
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   "$@"

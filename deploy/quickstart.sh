@@ -72,6 +72,12 @@ echo "$status"
 # The worker rolled the demo user up after the import: the summary includes the upload.
 "$bin/sleepledger-admin" summary demo
 
+# The operator's figures: Prometheus metrics on a listener of their own (docs/operations.md).
+echo "GET http://127.0.0.1:9464/metrics (excerpt)"
+curl -fsS http://127.0.0.1:9464/metrics |
+  grep -E '^sleepledger_(import_jobs_total\{outcome="done"\}|import_queue_jobs|http_requests_total\{route="/api/v1/imports",method="POST")' ||
+  true
+
 echo
 echo "The upload server runs in the background on http://127.0.0.1:8080 (log: $home/quickstart-server.log)."
 echo "Stop it with: kill $(cat "$pidfile")"

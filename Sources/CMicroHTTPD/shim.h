@@ -22,6 +22,24 @@ static inline struct MHD_Daemon *CMicroHTTPD_start(
         MHD_OPTION_END);
 }
 
+/* The same, speaking TLS only (GnuTLS through libmicrohttpd): `certificate` is the PEM
+   certificate (chain) and `key` the PEM private key, both NUL-terminated and kept alive
+   by the caller while the daemon runs. Check MHD_is_feature_supported(MHD_FEATURE_TLS)
+   first. */
+static inline struct MHD_Daemon *CMicroHTTPD_startTLS(
+    unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler,
+    MHD_RequestCompletedCallback completed, void *context, const char *certificate, const char *key,
+    struct MHD_OptionItem *options) {
+    return MHD_start_daemon(
+        flags | MHD_USE_TLS, 0, NULL, NULL, handler, context,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+        MHD_OPTION_HTTPS_MEM_CERT, certificate,
+        MHD_OPTION_HTTPS_MEM_KEY, key,
+        MHD_OPTION_ARRAY, options,
+        MHD_OPTION_END);
+}
+
 /* The client's socket address of a connection; NULL when unknown. */
 static inline const struct sockaddr *CMicroHTTPD_clientAddress(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info =

@@ -11,8 +11,15 @@ enum ServeCommand {
 
           --listen HOST:PORT        Where to listen (default 127.0.0.1:8080; [::1]:8080 for IPv6)
           --public-url URL          The address people use, e.g. https://sleep.example.org
-                                    (default http://HOST:PORT); https makes cookies Secure
+                                    (default http://HOST:PORT, https:// with TLS); https
+                                    makes cookies Secure
           --trusted-proxy ADDR      Believe X-Forwarded-For/-Proto only from this address
+          --tls-cert FILE           Serve HTTPS with this PEM certificate (chain); needs
+                                    --tls-key (default: plain HTTP, TLS left to a proxy)
+          --tls-key FILE            The certificate's PEM private key (unencrypted)
+          --metrics-listen HOST:PORT
+                                    Prometheus metrics at http://HOST:PORT/metrics
+                                    (default 127.0.0.1:9464; "off" turns them off)
           --spool DIR               Where uploads wait for import (default <data folder>/spool)
           --shared-spool            DIR is shared by several hosts: any worker imports any job
           --workers N               Import threads in the server (default 2; 0: only
@@ -25,15 +32,16 @@ enum ServeCommand {
           --idle-timeout SECONDS    Close a connection silent this long (default 30)
           --stop-deadline SECONDS   On SIGTERM, how long running uploads may go on (default 30)
 
-        Every option can also come from the environment: SLEEPLEDGER_LISTEN,
-        SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL (flags win).
+        These options can also come from the environment: SLEEPLEDGER_LISTEN,
+        SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL,
+        SLEEPLEDGER_TLS_CERT, SLEEPLEDGER_TLS_KEY, SLEEPLEDGER_METRICS_LISTEN (flags win).
         The server connects as the sleepledger_server role: SLEEPLEDGER_SERVER_DATABASE_URL,
         else the configured database with that user. See docs/http-api.md.
         """
 
     static let options: Set<String> = [
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
-        "max-connections", "max-per-client", "idle-timeout", "stop-deadline",
+        "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -47,8 +55,12 @@ enum ServeCommand {
             configuration: configuration, database: database,
             serverURL: environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
             importOptions: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
-            log: { line in console.note(Self.stamp() + " " + line) })
+            version: SleepLedgerVersion.current, log: { line in console.note(Self.stamp() + " " + line) })
         let port = try server.start()
+        if let host = configuration.metricsHost, let metricsPort = server.metricsPort {
+            console.note(
+                "sleepledger: metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(metricsPort)/metrics")
+        }
         console.note(
             "sleepledger: serving on \(configuration.host):\(port) (public URL \(server.publicURL)); "
                 + "stop with SIGTERM or Ctrl-C")
@@ -78,6 +90,20 @@ enum ServeCommand {
         }
         configuration.publicURL = setting("public-url", "SLEEPLEDGER_PUBLIC_URL") ?? ""
         configuration.trustedProxy = setting("trusted-proxy", "SLEEPLEDGER_TRUSTED_PROXY")
+        configuration.tlsCertificatePath = setting("tls-cert", "SLEEPLEDGER_TLS_CERT")
+        configuration.tlsKeyPath = setting("tls-key", "SLEEPLEDGER_TLS_KEY")
+        if let metrics = setting("metrics-listen", "SLEEPLEDGER_METRICS_LISTEN") {
+            if metrics.lowercased() == "off" {
+                configuration.metricsHost = nil
+            } else {
+                guard let (host, port) = hostAndPort(metrics) else {
+                    throw CLIError.usage(
+                        "--metrics-listen must be HOST:PORT (or [IPv6]:PORT) or off, not '\(metrics)'", help: usage)
+                }
+                configuration.metricsHost = host
+                configuration.metricsPort = port
+            }
+        }
         configuration.isSpoolShared = arguments.has("shared-spool")
         if let text = arguments.value("workers") { configuration.workers = try number(text, "workers") }
         if let text = arguments.value("max-pending") {

@@ -6,6 +6,7 @@ public import LedgerStore
 /// server's role), claims the oldest job it may run, imports it, and after a successful
 /// import hands the job to ``afterImport`` (the user's rollup). They wait for work on a
 /// signal from the upload route or poll every few seconds (jobs queued by other hosts).
+/// Each job's outcome and duration go to ``ServerMetrics`` when there are metrics.
 public final class ImportWorkers: @unchecked Sendable {
     /// Seconds between looks at the queue when nothing signalled work.
     public static let pollSeconds = 2.0
@@ -17,18 +18,32 @@ public final class ImportWorkers: @unchecked Sendable {
     private let options: ImportService.Options
     private let afterImport: @Sendable (ImportJobStore.Job) -> Void
     private let log: @Sendable (String) -> Void
+    private let metrics: ServerMetrics?
     private let condition = NSCondition()
     private var isStopping = false
     private var hasWork = false
     private var running = 0
+    private var importing = 0
+
+    /// How many worker threads there are.
+    public var threadCount: Int { count }
+
+    /// How many workers are running a job now.
+    public var busyCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return importing
+    }
 
     /// `count` workers, each with a session from `openSession`, running jobs spooled on
-    /// `host` (any host's when the spool is shared).
+    /// `host` (any host's when the spool is shared), recording jobs in `metrics` if given.
     public init(
         count: Int, host: String, isSpoolShared: Bool, options: ImportService.Options = .init(),
         openSession: @escaping @Sendable () throws -> LedgerSession,
-        afterImport: @escaping @Sendable (ImportJobStore.Job) -> Void, log: @escaping @Sendable (String) -> Void
+        afterImport: @escaping @Sendable (ImportJobStore.Job) -> Void, metrics: ServerMetrics? = nil,
+        log: @escaping @Sendable (String) -> Void
     ) {
+        self.metrics = metrics
         self.count = count
         self.host = host
         self.isSpoolShared = isSpoolShared
@@ -118,11 +133,23 @@ public final class ImportWorkers: @unchecked Sendable {
 
     /// Runs one job on `session`; `nil` when none waits or the queue could not be read.
     private func runOne(_ session: LedgerSession) -> ImportJobStore.Job? {
+        let started = ContinuousClock.now
+        condition.lock()
+        importing += 1
+        condition.unlock()
+        defer {
+            condition.lock()
+            importing -= 1
+            condition.unlock()
+        }
         do {
             guard
                 let job = try ImportQueue(session: session, host: host).runNext(
                     anyHost: isSpoolShared, options: options)
             else { return nil }
+            let elapsed = (ContinuousClock.now - started).components
+            metrics?.recordJob(
+                state: job.state, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
             log(
                 "import job \(job.id) of user \(job.userID): \(job.state.rawValue)\(job.error.map { " (\($0))" } ?? "")"
             )

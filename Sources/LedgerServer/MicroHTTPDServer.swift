@@ -4,15 +4,57 @@ import Glibc
 import LedgerServices
 
 /// The one file that owns every libmicrohttpd callback: it turns libmicrohttpd's calls
-/// into ``HTTPRequest`` values, asks ``ServerRoutes`` what to do, streams upload bodies,
-/// queues the responses and writes one access-log line per request (no tokens, no
-/// bodies).
+/// into ``HTTPRequest`` values, asks its routes (``ServerRoutes``, or ``MetricsRoutes``
+/// on the metrics listener) what to do, streams upload bodies, queues the responses,
+/// and after each request records it in ``ServerMetrics`` and writes one access-log line
+/// (no tokens, no bodies).
 ///
 /// Thread per connection: libmicrohttpd calls the handler on the connection's own thread
 /// (once for the head, once per body chunk, once at the end), so routes may block on the
-/// database. HTTP parsing, chunked bodies, `Expect: 100-continue`, timeouts and limits
-/// are libmicrohttpd's.
+/// database. HTTP parsing, chunked bodies, `Expect: 100-continue`, timeouts, limits and
+/// TLS (GnuTLS, with ``TLSCredentials``) are libmicrohttpd's.
 final class MicroHTTPDServer: @unchecked Sendable {
+    /// Where and how one daemon listens.
+    struct Listener: Sendable {
+        /// The IP address to listen on.
+        var host: String
+        /// The port; 0 picks a free one.
+        var port: UInt16
+        /// Connections at once, in all.
+        var maximumConnections: Int
+        /// Connections at once from one client address.
+        var maximumConnectionsPerClient: Int
+        /// Seconds a silent connection stays open.
+        var idleTimeoutSeconds: Int
+        /// libmicrohttpd's memory per connection.
+        var connectionMemoryBytes: Int
+        /// The most body bytes read and dropped after an early answer.
+        var maximumUploadBytes: Int64
+        /// The peer whose forwarded headers are believed.
+        var trustedProxy: String?
+        /// Certificate and key: the daemon speaks TLS only.
+        var tls: TLSCredentials?
+
+        /// The API's listener, as configured.
+        static func api(_ configuration: ServerConfiguration, tls: TLSCredentials?) -> Listener {
+            Listener(
+                host: configuration.host, port: configuration.port,
+                maximumConnections: configuration.maximumConnections,
+                maximumConnectionsPerClient: configuration.maximumConnectionsPerClient,
+                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                connectionMemoryBytes: configuration.connectionMemoryBytes,
+                maximumUploadBytes: configuration.maximumUploadBytes, trustedProxy: configuration.trustedProxy, tls: tls
+            )
+        }
+
+        /// The metrics listener: plain HTTP, small limits, no body is ever read.
+        static func metrics(host: String, port: UInt16) -> Listener {
+            Listener(
+                host: host, port: port, maximumConnections: 16, maximumConnectionsPerClient: 8, idleTimeoutSeconds: 10,
+                connectionMemoryBytes: 32 << 10, maximumUploadBytes: 1 << 20, trustedProxy: nil, tls: nil)
+        }
+    }
+
     /// What one request carries between the handler's calls.
     final class RequestState {
         var request: HTTPRequest
@@ -30,26 +72,58 @@ final class MicroHTTPDServer: @unchecked Sendable {
         /// only once the body has been read, so the rest is read and dropped first.
         var deferred: HTTPResponse?
         var droppedBytes: Int64 = 0
+        /// The template of the route the path matched, for metrics; `nil`: none.
+        let routeTemplate: String?
 
-        init(request: HTTPRequest, plan: ServerRoutes.Plan, started: ContinuousClock.Instant) {
+        init(
+            request: HTTPRequest, plan: ServerRoutes.Plan, routeTemplate: String?, started: ContinuousClock.Instant
+        ) {
             self.request = request
             self.plan = plan
+            self.routeTemplate = routeTemplate
             self.started = started
         }
     }
 
-    let routes: ServerRoutes
-    let configuration: ServerConfiguration
-    let log: @Sendable (String) -> Void
+    let listener: Listener
+    private let plan: (HTTPRequest) -> ServerRoutes.Plan
+    private let routeTemplate: (String) -> String?
+    private let metrics: ServerMetrics?
+    private let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
     private let activity = NSCondition()
     private var activeRequests = 0
     private var activeByClient: [String: Int] = [:]
 
-    init(routes: ServerRoutes, log: @escaping @Sendable (String) -> Void) {
-        self.routes = routes
-        configuration = routes.configuration
+    /// A daemon for `listener` answering with `plan`; after each request, records it in
+    /// `metrics` under the template `routeTemplate` finds for its path, and writes an
+    /// access-log line to `log` (both optional: the metrics listener has neither).
+    init(
+        listener: Listener, plan: @escaping (HTTPRequest) -> ServerRoutes.Plan,
+        routeTemplate: @escaping (String) -> String? = { _ in nil }, metrics: ServerMetrics? = nil,
+        log: (@Sendable (String) -> Void)?
+    ) {
+        self.listener = listener
+        self.plan = plan
+        self.routeTemplate = routeTemplate
+        self.metrics = metrics
         self.log = log
+    }
+
+    /// The API's daemon: ``ServerRoutes`` on the configured listener, TLS with `tls`.
+    convenience init(
+        routes: ServerRoutes, tls: TLSCredentials?, metrics: ServerMetrics?, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            listener: .api(routes.configuration, tls: tls), plan: routes.plan,
+            routeTemplate: ServerRoutes.template(matching:), metrics: metrics, log: log)
+    }
+
+    /// Requests being answered now.
+    var requestsInFlight: Int {
+        activity.lock()
+        defer { activity.unlock() }
+        return activeRequests
     }
 
     /// Starts listening and returns the port (the configured one, or the one picked for 0).
@@ -58,22 +132,22 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let length: Int
         var ipv4 = sockaddr_in()
         var ipv6 = sockaddr_in6()
-        if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
+        if inet_pton(AF_INET, listener.host, &ipv4.sin_addr) == 1 {
             ipv4.sin_family = sa_family_t(AF_INET)
-            ipv4.sin_port = configuration.port.bigEndian
+            ipv4.sin_port = listener.port.bigEndian
             withUnsafeBytes(of: ipv4) { bytes in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
             }
             length = MemoryLayout<sockaddr_in>.size
-        } else if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
+        } else if inet_pton(AF_INET6, listener.host, &ipv6.sin6_addr) == 1 {
             ipv6.sin6_family = sa_family_t(AF_INET6)
-            ipv6.sin6_port = configuration.port.bigEndian
+            ipv6.sin6_port = listener.port.bigEndian
             withUnsafeBytes(of: ipv6) { bytes in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
             }
             length = MemoryLayout<sockaddr_in6>.size
         } else {
-            throw ServiceError(.invalidInput, "the listen address '\(configuration.host)' is not an IP address")
+            throw ServiceError(.invalidInput, "the listen address '\(listener.host)' is not an IP address")
         }
         _ = length
         var flags =
@@ -82,25 +156,45 @@ final class MicroHTTPDServer: @unchecked Sendable {
         if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         // Behind a trusted proxy every connection comes from the proxy: the per-client
         // limit is then applied to the forwarded address, per request.
-        let perClient = configuration.trustedProxy == nil ? configuration.maximumConnectionsPerClient : 0
+        let perClient = listener.trustedProxy == nil ? listener.maximumConnectionsPerClient : 0
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maximumConnections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: listener.maximumConnections, ptr_value: nil),
             MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perClient, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: listener.idleTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(
-                option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryBytes, ptr_value: nil),
+                option: .CONNECTION_MEMORY_LIMIT, value: listener.connectionMemoryBytes, ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = withUnsafePointer(to: &storage) { address in
-            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                CMicroHTTPD_start(flags, address, Self.accessCallback, Self.completedCallback, context, &options)
+        if let tls = listener.tls {
+            guard MHD_is_feature_supported(.FEATURE_TLS) == .YES else {
+                throw ServiceError(
+                    .unavailable,
+                    "this libmicrohttpd was built without TLS (GnuTLS): serve plain HTTP behind a TLS proxy instead")
+            }
+            daemon = withUnsafePointer(to: &storage) { address in
+                address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    tls.certificatePEM.withUnsafeBufferPointer { certificate in
+                        tls.keyPEM.withUnsafeBufferPointer { key in
+                            CMicroHTTPD_startTLS(
+                                flags, address, Self.accessCallback, Self.completedCallback, context,
+                                certificate.baseAddress, key.baseAddress, &options)
+                        }
+                    }
+                }
+            }
+        } else {
+            daemon = withUnsafePointer(to: &storage) { address in
+                address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    CMicroHTTPD_start(flags, address, Self.accessCallback, Self.completedCallback, context, &options)
+                }
             }
         }
         guard let daemon else {
             throw ServiceError(
                 .unavailable,
-                "cannot listen on \(configuration.host):\(configuration.port) (in use, or not this machine's address)")
+                "cannot listen on \(listener.host):\(listener.port) (in use, or not this machine's address"
+                    + (listener.tls == nil ? ")" : "; or GnuTLS refused the certificate or key)"))
         }
         return CMicroHTTPD_port(daemon)
     }
@@ -189,13 +283,15 @@ final class MicroHTTPDServer: @unchecked Sendable {
             let started = ContinuousClock.now
             let request = head(connection, url: url, method: method)
             let state: RequestState
+            let template = routeTemplate(request.path)
             if begin(request.clientAddress) {
-                state = RequestState(request: request, plan: routes.plan(request), started: started)
+                state = RequestState(request: request, plan: plan(request), routeTemplate: template, started: started)
             } else {
                 let refusal = HTTPResponse.error(
                     429, code: "too_many_connections", message: "too many connections from your address",
                     headers: [.init("Retry-After", "5")])
-                state = RequestState(request: request, plan: .respond(refusal), started: started)
+                state = RequestState(
+                    request: request, plan: .respond(refusal), routeTemplate: template, started: started)
             }
             state.isMultipart = request.mediaType == "multipart/form-data"
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -203,6 +299,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+        if case .upload = state.plan, uploadDataSize.pointee > 0 {
+            metrics?.recordUploadBytes(route: state.routeTemplate, count: uploadDataSize.pointee)
+        }
         if state.isAnswered {
             uploadDataSize.pointee = 0
             return .YES
@@ -213,7 +312,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 uploadDataSize.pointee = 0
                 state.droppedBytes += Int64(size)
                 // Dropping is bounded by the cap too: past it, the connection is cut.
-                return state.droppedBytes > configuration.maximumUploadBytes ? .NO : .YES
+                return state.droppedBytes > listener.maximumUploadBytes ? .NO : .YES
             }
             return queue(deferred, state, connection)
         }
@@ -320,7 +419,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var client = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
         var origin: String?
         // Forwarded headers are believed from the trusted proxy only.
-        if let proxy = configuration.trustedProxy, client == proxy {
+        if let proxy = listener.trustedProxy, client == proxy {
             if let forwarded = headers.value["x-forwarded-for"]?.split(separator: ",").last {
                 client = String(forwarded).trimmingWhitespace
             }
@@ -357,7 +456,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         activeRequests += 1
         let count = (activeByClient[client] ?? 0) + 1
         activeByClient[client] = count
-        return count <= configuration.maximumConnectionsPerClient
+        return count <= listener.maximumConnectionsPerClient
     }
 
     private func completed(_ state: RequestState, isComplete: Bool) {
@@ -366,7 +465,10 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let milliseconds = (ContinuousClock.now - state.started).components
         let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15
         let status = isComplete ? String(state.status) : "\(state.status == 0 ? "-" : String(state.status)) aborted"
-        log(
+        metrics?.recordRequest(
+            route: state.routeTemplate, method: state.request.method, status: state.isAnswered ? state.status : nil,
+            seconds: elapsed / 1000)
+        log?(
             "\(state.request.clientAddress) \"\(state.request.method) \(state.request.path)\" \(status) "
                 + "\(state.responseBytes) \(String(format: "%.1f", elapsed))ms")
         activity.lock()

@@ -9,7 +9,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The port to listen on; 0 picks a free one (tests). Default 8080.
     public var port: UInt16
     /// The address people use (`https://sleep.example.org`): decides the cookie `Secure`
-    /// flag and the URLs the server prints. Default `http://<host>:<port>`.
+    /// flag and the URLs the server prints. Default `http://<host>:<port>`, or
+    /// `https://<host>:<port>` with TLS on.
     public var publicURL: String
     /// The one peer whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (a
     /// reverse proxy); `nil` (default) believes none.
@@ -45,6 +46,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var stopDeadlineSeconds: Int
     /// The host name recorded with spooled files. Default: this machine's host name.
     public var hostName: String
+    /// The PEM certificate (chain) file of the main listener's TLS; with ``tlsKeyPath``
+    /// it turns TLS on. Default `nil`: plain HTTP (TLS left to a reverse proxy).
+    public var tlsCertificatePath: String?
+    /// The PEM private key file that belongs to ``tlsCertificatePath``. Default `nil`.
+    public var tlsKeyPath: String?
+    /// The address of the metrics listener (Prometheus text at `/metrics`); `nil` turns
+    /// it off. Default `127.0.0.1`.
+    public var metricsHost: String?
+    /// The port of the metrics listener; 0 picks a free one (tests). Default 9464.
+    public var metricsPort: UInt16
 
     /// Creates a configuration with every default; `spoolFolder` has no default that fits
     /// every installation, so it is a parameter.
@@ -66,12 +77,22 @@ public struct ServerConfiguration: Sendable, Hashable {
         workers = 2
         stopDeadlineSeconds = 30
         hostName = ProcessInfo.processInfo.hostName
+        tlsCertificatePath = nil
+        tlsKeyPath = nil
+        metricsHost = "127.0.0.1"
+        metricsPort = 9464
     }
 
-    /// The public URL, or `http://host:port` when none was given.
+    /// Whether the main listener speaks TLS (a certificate and a key were given).
+    public var isTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+
+    /// The public URL, or `http://host:port` (`https://` with TLS) when none was given.
     public var effectivePublicURL: String {
-        publicURL.isEmpty ? "http://\(host):\(port)" : publicURL
+        publicURL.isEmpty ? "\(isTLS ? "https" : "http")://\(Self.urlHost(host)):\(port)" : publicURL
     }
+
+    /// `host` as it appears in a URL: an IPv6 address in brackets.
+    static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     /// Whether people reach the server over HTTPS (cookies then get `Secure`).
     public var isPublicHTTPS: Bool { effectivePublicURL.lowercased().hasPrefix("https://") }
@@ -102,6 +123,17 @@ public struct ServerConfiguration: Sendable, Hashable {
         if workers < 0 { found.append("the number of workers cannot be negative") }
         if maximumPendingUploadsPerUser < 1 { found.append("the pending uploads per user must be at least 1") }
         if !spoolFolder.hasPrefix("/") { found.append("the spool folder must be an absolute path") }
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            found.append("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
+        }
+        if let metricsHost {
+            if inet_pton(AF_INET, metricsHost, &address) != 1 && inet_pton(AF_INET6, metricsHost, &address6) != 1 {
+                found.append("the metrics listen address '\(metricsHost)' is not an IPv4 or IPv6 address")
+            }
+            if metricsPort != 0 && metricsPort == port {
+                found.append("the metrics listener needs a port of its own, not the API's \(port)")
+            }
+        }
         return found
     }
 }

@@ -152,6 +152,14 @@ public final class ServerRoutes: @unchecked Sendable {
         return .respond(.error(404, code: "not_found", message: "no such route"))
     }
 
+    /// The template of the first route whose path matches `path`, whatever its method
+    /// (`/api/v1/imports/{id}` for `/api/v1/imports/7`); `nil` when none does. Metrics label
+    /// requests with it, never with the raw path, so label values stay few.
+    public static func template(matching path: String) -> String? {
+        let segments = path.split(separator: "/")
+        return table.first { $0.captures(segments) != nil }?.template
+    }
+
     static func notAllowed(_ allowed: String) -> HTTPResponse {
         .error(405, code: "method_not_allowed", message: "allowed: \(allowed)", headers: [.init("Allow", allowed)])
     }

@@ -18,6 +18,13 @@ public final class SessionPool: @unchecked Sendable {
         self.open = open
     }
 
+    /// Sessions open now (handed out or idle) and, of them, handed out: for metrics.
+    public var usage: (open: Int, inUse: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (count, count - idle.count)
+    }
+
     /// Runs `body` with a session, waiting up to `timeout` seconds for one to be free
     /// (``ServiceError/Kind/busy`` after that).
     public func withSession<T>(timeout: Double = 10, _ body: (LedgerSession) throws -> T) throws -> T {

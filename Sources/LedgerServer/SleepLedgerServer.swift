@@ -3,9 +3,10 @@ import Glibc
 public import LedgerServices
 import LedgerStore
 
-/// The upload server: HTTP on libmicrohttpd with the API routes, a pool of database
-/// sessions as the server's role, the spool folder and the import workers. `sleepledger
-/// serve` builds one from its configuration, starts it and stops it on SIGTERM.
+/// The upload server: HTTP on libmicrohttpd with the API routes (TLS when configured), a
+/// pool of database sessions as the server's role, the spool folder, the import workers
+/// and, on a listener of its own, the Prometheus metrics. `sleepledger serve` builds one
+/// from its configuration, starts it and stops it on SIGTERM.
 public final class SleepLedgerServer: @unchecked Sendable {
     /// The settings.
     public let configuration: ServerConfiguration
@@ -16,31 +17,46 @@ public final class SleepLedgerServer: @unchecked Sendable {
     private let stopping = NSLock()
     private var isStopping = false
     private var http: MicroHTTPDServer?
+    private var metricsHTTP: MicroHTTPDServer?
     private var pool: SessionPool?
     private var workers: ImportWorkers?
     private var routes: ServerRoutes?
+
+    /// What the server measures, shown on the metrics listener.
+    public let metrics: ServerMetrics
+    /// The port of the metrics listener once started (the picked one for port 0); `nil`
+    /// when it is off or not started.
+    public private(set) var metricsPort: UInt16?
 
     /// The address people use (with the picked port when the server listens on port 0).
     public var publicURL: String { routes?.publicURL ?? configuration.effectivePublicURL }
 
     /// A server over `database`, connecting as the server's role (`serverURL` verbatim
-    /// when given), importing with `importOptions`, writing its log lines to `log`.
+    /// when given), importing with `importOptions`, writing its log lines to `log`;
+    /// `version` is the release its metrics report.
     public init(
         configuration: ServerConfiguration, database: LedgerDatabase, serverURL: String?,
-        importOptions: ImportService.Options = .init(), log: @escaping @Sendable (String) -> Void
+        importOptions: ImportService.Options = .init(), version: String = "unknown",
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
         self.database = database
         self.serverURL = serverURL
         self.importOptions = importOptions
         self.log = log
+        metrics = ServerMetrics(version: version, startTime: Date().timeIntervalSince1970)
     }
 
-    /// Checks the configuration and the database, prepares the spool folder (removing
-    /// what a crash left behind), starts the workers and listens. Returns the port.
+    /// Checks the configuration, the TLS files and the database, prepares the spool
+    /// folder (removing what a crash left behind), starts the workers and listens (the
+    /// metrics listener first). Returns the API's port.
     public func start() throws(ServiceError) -> UInt16 {
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ServiceError(.invalidInput, problems.joined(separator: "; ")) }
+        var tls: TLSCredentials?
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+            tls = try TLSCredentials.load(certificatePath: certificate, keyPath: key)
+        }
         try prepareSpoolFolder()
         // The embedded default: started, migrated and with its roles, once.
         if database.embeddedHome != nil { try database.startCluster() }
@@ -58,33 +74,69 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let pool = SessionPool(capacity: configuration.maximumConnections, open: openSession)
         self.pool = pool
         let log = log
+        let metrics = metrics
         let workers = ImportWorkers(
             count: configuration.workers, host: host, isSpoolShared: configuration.isSpoolShared,
             options: importOptions, openSession: openSession,
             afterImport: { job in
                 // The user's summary is fresh seconds after the upload; the nightly
                 // rollup stays. It runs as the rollup always does (docs/operations.md).
+                let started = ContinuousClock.now
+                var succeeded = true
                 do {
                     try RollupService(database: database, settings: RollupSettings(userID: job.userID)).run(
                         now: Int64(Date().timeIntervalSince1970))
                 } catch {
+                    succeeded = false
                     log("rollup after import job \(job.id): \(error)")
                 }
-            }, log: log)
+                let elapsed = (ContinuousClock.now - started).components
+                metrics.recordRollup(
+                    succeeded: succeeded, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+            }, metrics: metrics, log: log)
         self.workers = workers
         let routes = ServerRoutes(
             configuration: configuration, database: database, pool: pool,
             now: { Int64(Date().timeIntervalSince1970) }, onQueued: { workers.wake() },
             isStopping: { [weak self] in self?.stoppingNow ?? true })
         self.routes = routes
-        let http = MicroHTTPDServer(routes: routes, log: log)
-        let port = try http.start()
+        let http = MicroHTTPDServer(routes: routes, tls: tls, metrics: metrics, log: log)
+        if let host = configuration.metricsHost {
+            let scrape = MetricsRoutes { [weak self] in self?.scrape() ?? [] }
+            let metricsHTTP = MicroHTTPDServer(
+                listener: .metrics(host: host, port: configuration.metricsPort), plan: scrape.plan, log: nil)
+            metricsPort = try metricsHTTP.start()
+            self.metricsHTTP = metricsHTTP
+        }
+        let port: UInt16
+        do {
+            port = try http.start()
+        } catch {
+            metricsHTTP?.stop()
+            throw error
+        }
         if configuration.port == 0, configuration.publicURL.isEmpty {
-            routes.publicURL = "http://\(configuration.host):\(port)"
+            routes.publicURL =
+                "\(configuration.isTLS ? "https" : "http")://\(ServerConfiguration.urlHost(configuration.host)):\(port)"
         }
         self.http = http
         workers.start()
         return port
+    }
+
+    /// Every metric for one scrape: what was recorded, and the queue (read through the
+    /// pool, as the server's role, by migration 0012's counting function), the pool and
+    /// the workers as they are now.
+    func scrape() -> [MetricFamily] {
+        let queue = try? pool?.withSession(timeout: 2) { session in
+            try ImportQueue(session: session, host: configuration.hostName).statistics()
+        }
+        let usage = pool?.usage ?? (open: 0, inUse: 0)
+        return metrics.families(
+            live: ServerMetrics.Live(
+                queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
+                requestsInFlight: http?.requestsInFlight ?? 0, workers: workers?.threadCount ?? 0,
+                busyWorkers: workers?.busyCount ?? 0))
     }
 
     private var stoppingNow: Bool {
@@ -107,6 +159,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
         }
         http?.stop()
         workers?.stop(waitingUpTo: deadline)
+        metricsHTTP?.stop()
         pool?.close()
     }
 

@@ -118,6 +118,31 @@ public struct ImportQueue {
         }
     }
 
+    /// The whole queue's depth and age, as counts only (no user, no file): what the
+    /// server's `/metrics` shows. Any role may ask; the server's sees only these numbers.
+    public struct Statistics: Sendable, Hashable {
+        /// Jobs waiting for a worker, of every user and host.
+        public var queued: Int
+        /// Jobs a worker is importing (or whose worker died and which wait to be claimed again).
+        public var running: Int
+        /// Seconds since the oldest waiting job was queued; 0 when none waits.
+        public var oldestQueuedSeconds: Double
+
+        /// Creates statistics.
+        public init(queued: Int, running: Int, oldestQueuedSeconds: Double) {
+            self.queued = queued
+            self.running = running
+            self.oldestQueuedSeconds = oldestQueuedSeconds
+        }
+    }
+
+    /// The whole queue's ``Statistics``, across users (migration 0012's function).
+    public func statistics() throws(ServiceError) -> Statistics {
+        let numbers = try ServiceError.wrapping { try store.statistics() }
+        return Statistics(
+            queued: numbers.queued, running: numbers.running, oldestQueuedSeconds: numbers.oldestQueuedSeconds)
+    }
+
     /// Removes files in `spoolFolder` that no job needs: uploads whose job ended or never
     /// got queued (a crash between spooling and queuing), and partial uploads, once they
     /// are older than `minimumAgeSeconds` (so an upload still arriving is left alone).

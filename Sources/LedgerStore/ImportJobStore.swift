@@ -177,6 +177,18 @@ public struct ImportJobStore {
             ).rows.compactMap { try $0.string(0) })
     }
 
+    /// The whole queue's depth and age, across users (through
+    /// `sleepledger_import_queue_statistics`, migration 0012, which returns only these
+    /// numbers): jobs waiting, jobs running, and seconds since the oldest waiting job was
+    /// queued (0 when none waits).
+    public func statistics() throws -> (queued: Int, running: Int, oldestQueuedSeconds: Double) {
+        let row = try connection.execute(
+            "SELECT queued, running, oldest_queued_seconds FROM sleepledger_import_queue_statistics()",
+            name: "jobs.statistics"
+        ).single("jobs.statistics")
+        return (try row.int(0) ?? 0, try row.int(1) ?? 0, try row.double(2) ?? 0)
+    }
+
     /// Releases this session's claim on job `id`.
     public func release(id: Int64) throws {
         try connection.execute(

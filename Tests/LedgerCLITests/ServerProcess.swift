@@ -15,6 +15,12 @@ final class ServerProcess: @unchecked Sendable {
     let arguments: [String]
     private(set) var process: Process
     private(set) var port: Int = 0
+    /// The metrics listener's port (picked by the server); `nil` when it is off.
+    private(set) var metricsPort: Int?
+    /// `https` when the server was started with `--tls-cert`.
+    var scheme: String { arguments.contains("--tls-cert") ? "https" : "http" }
+    /// Arguments curl gets before every request (`--cacert` for a TLS server).
+    var curlOptions: [String] = []
     private let log = LogBuffer()
 
     /// What the process wrote, shared with the pipe's reading handler.
@@ -47,7 +53,9 @@ final class ServerProcess: @unchecked Sendable {
     func launch() throws {
         process = Process()
         process.executableURL = builtProductsDirectory().appendingPathComponent("sleepledger")
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--spool", spool.path] + arguments
+        // Metrics on a port of its own for each server, unless the test chose.
+        let metrics = arguments.contains("--metrics-listen") ? [] : ["--metrics-listen", "127.0.0.1:0"]
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--spool", spool.path] + metrics + arguments
         process.environment = environment
         let errors = Pipe()
         process.standardError = errors
@@ -62,6 +70,9 @@ final class ServerProcess: @unchecked Sendable {
         while Date() < deadline {
             if let match = logText.firstMatch(of: /serving on 127\.0\.0\.1:(\d+)/), let port = Int(match.1) {
                 self.port = port
+                metricsPort = logText.firstMatch(of: /metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/).flatMap {
+                    Int($0.1)
+                }
                 return
             }
             guard process.isRunning else { break }
@@ -123,9 +134,9 @@ final class ServerProcess: @unchecked Sendable {
     ) throws -> Response {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var all = ["-s", "-S", "-D", "-", "--max-time", "120"]
+        var all = ["-s", "-S", "-D", "-", "--max-time", "120"] + curlOptions
         if let token { all += ["-H", "Authorization: Bearer \(token)"] }
-        process.arguments = all + arguments + ["http://127.0.0.1:\(port)\(path)"]
+        process.arguments = all + arguments + ["\(scheme)://127.0.0.1:\(port)\(path)"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -149,6 +160,24 @@ final class ServerProcess: @unchecked Sendable {
             return arguments.contains(where: { $0 == "-T" || $0 == "--upload-file" }) ? "PUT" : "POST"
         }
         return "GET"
+    }
+
+    /// Scrapes the metrics listener with curl: the exposition's text.
+    func scrapeMetrics() throws -> String {
+        guard let metricsPort else { throw ServerProcessError(message: "the metrics listener is off") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-S", "--fail", "--max-time", "30", "http://127.0.0.1:\(metricsPort)/metrics"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServerProcessError(message: "curl /metrics exited \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Parses `HTTP/1.1 200 OK\r\nName: value\r\n\r\nbody`, skipping interim 100 responses.
