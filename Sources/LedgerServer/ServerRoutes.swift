@@ -21,9 +21,9 @@ public final class ServerRoutes: @unchecked Sendable {
 
     /// The server's settings.
     public let configuration: ServerConfiguration
-    private let database: LedgerDatabase
-    private let pool: SessionPool
-    private let now: @Sendable () -> Int64
+    let database: LedgerDatabase
+    let pool: SessionPool
+    let now: @Sendable () -> Int64
     private let onQueued: @Sendable () -> Void
     private let isStopping: @Sendable () -> Bool
     private let publicURLLock = NSLock()
@@ -106,18 +106,15 @@ public final class ServerRoutes: @unchecked Sendable {
     /// Health and the import queue.
     static let importRoutes: [Route] = [
         Route("GET", "/healthz") { routes, _, _ in .respond(routes.health()) },
-        Route("GET", "/api/v1/me") { routes, request, _ in
-            .respond(routes.authorized(request, requiring: .full) { caller in try routes.account(caller) })
-        },
         Route("GET", "/api/v1/imports") { routes, request, _ in
             .respond(routes.authorized(request) { caller in try routes.listImports(caller) })
         },
         Route("POST", "/api/v1/imports") { routes, request, _ in routes.planUpload(request) },
-        Route("GET", "/api/v1/imports/{id}") { routes, request, captured in
+        Route("GET", "/api/v1/imports/{import_id}") { routes, request, captured in
             guard let id = importID(captured) else { return .respond(noSuchImport) }
             return .respond(routes.authorized(request) { caller in try routes.importStatus(id, caller) })
         },
-        Route("DELETE", "/api/v1/imports/{id}") { routes, request, captured in
+        Route("DELETE", "/api/v1/imports/{import_id}") { routes, request, captured in
             guard let id = importID(captured) else { return .respond(noSuchImport) }
             return .respond(routes.authorized(request) { caller in try routes.cancelImport(id, caller) })
         },
@@ -126,7 +123,7 @@ public final class ServerRoutes: @unchecked Sendable {
     static let noSuchImport = HTTPResponse.error(404, code: "not_found", message: "no such import")
 
     static func importID(_ captured: [String: String]) -> Int64? {
-        guard let id = captured["id"].flatMap({ Int64($0) }), id > 0 else { return nil }
+        guard let id = captured["import_id"].flatMap({ Int64($0) }), id > 0 else { return nil }
         return id
     }
 
@@ -144,6 +141,13 @@ public final class ServerRoutes: @unchecked Sendable {
         }
         if !allowed.isEmpty { return .respond(Self.notAllowed(allowed.joined(separator: ", "))) }
         return .respond(.error(404, code: "not_found", message: "no such route"))
+    }
+
+    /// The address URLs the server prints back start with (`Location` headers, `next`
+    /// links): the configured public URL; without one, the scheme and host the trusted
+    /// proxy says the client used; else the listen address.
+    func baseURL(for request: HTTPRequest) -> String {
+        configuration.publicURL.isEmpty ? (request.forwardedOrigin ?? publicURL) : publicURL
     }
 
     static func notAllowed(_ allowed: String) -> HTTPResponse {
@@ -196,33 +200,6 @@ public final class ServerRoutes: @unchecked Sendable {
         } catch {
             return .json(Health(status: "unavailable"), status: 503)
         }
-    }
-
-    func account(_ caller: TokenService.Caller) throws -> HTTPResponse {
-        struct Me: Encodable {
-            var handle: String
-            var timeZone: String
-            var targetSeconds: Int64
-            var minimumSeconds: Int64
-            var lastImportAt: String?
-            var lastRollupAt: String?
-
-            enum CodingKeys: String, CodingKey {
-                case handle
-                case timeZone = "time_zone"
-                case targetSeconds = "target_seconds"
-                case minimumSeconds = "minimum_seconds"
-                case lastImportAt = "last_import_at"
-                case lastRollupAt = "last_rollup_at"
-            }
-        }
-        let account = try pool.withSession { session in try UserService(session: session).account(id: caller.userID) }
-        return .json(
-            Me(
-                handle: account.user.handle, timeZone: account.user.timeZoneIdentifier,
-                targetSeconds: account.user.goals.targetSeconds, minimumSeconds: account.user.goals.minimumSeconds,
-                lastImportAt: account.lastImportAt.map { ReportFormat.isoUTC($0) },
-                lastRollupAt: account.lastRollupAt.map { ReportFormat.isoUTC($0) }))
     }
 
     func listImports(_ caller: TokenService.Caller) throws -> HTTPResponse {
@@ -294,9 +271,7 @@ public final class ServerRoutes: @unchecked Sendable {
             let receiver = try UploadReceiver(
                 spoolFolder: configuration.spoolFolder, maximumBytes: configuration.maximumUploadBytes,
                 fileName: "upload", contentType: request.header("content-type"))
-            // The URL printed back: the configured public URL; without one, what the trusted
-            // proxy says the client used; else the listen address.
-            let base = configuration.publicURL.isEmpty ? (request.forwardedOrigin ?? publicURL) : publicURL
+            let base = baseURL(for: request)
             return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller, base: base) }
         } catch {
             return .respond(Self.response(for: error))
