@@ -208,6 +208,13 @@ public struct AccountService {
         public var cancelledImports: Int
         /// Spool files of the user's jobs removed from this host's spool folder.
         public var removedSpoolFiles: Int
+
+        /// Creates the record of a deletion.
+        public init(handle: String, cancelledImports: Int, removedSpoolFiles: Int) {
+            self.handle = handle
+            self.cancelledImports = cancelledImports
+            self.removedSpoolFiles = removedSpoolFiles
+        }
     }
 
     /// Deletes the account and, by cascade, every row of it (samples, imports, jobs,
