@@ -74,8 +74,6 @@ extension ServerRoutes {
                         return try body(caller, try QueryParameters(request, allowed: parameters))
                     } catch let refusal as QueryParameters.Refusal {
                         return refusal.response
-                    } catch let refusal as JSONBody.Refusal {
-                        return refusal.response
                     }
                 }))
     }
