@@ -49,9 +49,9 @@ extension ServerRoutes {
         Route("POST", "/api/v1/tokens") { routes, request, _ in
             routes.readingBody(request) { caller, body in try routes.createToken(caller, body) }
         },
-        Route("DELETE", "/api/v1/tokens/{token_id}") { routes, request, captured in
+        Route("DELETE", "/api/v1/tokens/{id}") { routes, request, captured in
             routes.reading(request, parameters: []) { caller, _ in
-                try routes.revokeToken(captured["token_id"] ?? "", caller)
+                try routes.revokeToken(captured["id"] ?? "", caller)
             }
         },
     ]

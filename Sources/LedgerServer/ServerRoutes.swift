@@ -110,11 +110,11 @@ public final class ServerRoutes: @unchecked Sendable {
             .respond(routes.authorized(request) { caller in try routes.listImports(caller) })
         },
         Route("POST", "/api/v1/imports") { routes, request, _ in routes.planUpload(request) },
-        Route("GET", "/api/v1/imports/{import_id}") { routes, request, captured in
+        Route("GET", "/api/v1/imports/{id}") { routes, request, captured in
             guard let id = importID(captured) else { return .respond(noSuchImport) }
             return .respond(routes.authorized(request) { caller in try routes.importStatus(id, caller) })
         },
-        Route("DELETE", "/api/v1/imports/{import_id}") { routes, request, captured in
+        Route("DELETE", "/api/v1/imports/{id}") { routes, request, captured in
             guard let id = importID(captured) else { return .respond(noSuchImport) }
             return .respond(routes.authorized(request) { caller in try routes.cancelImport(id, caller) })
         },
@@ -123,7 +123,7 @@ public final class ServerRoutes: @unchecked Sendable {
     static let noSuchImport = HTTPResponse.error(404, code: "not_found", message: "no such import")
 
     static func importID(_ captured: [String: String]) -> Int64? {
-        guard let id = captured["import_id"].flatMap({ Int64($0) }), id > 0 else { return nil }
+        guard let id = captured["id"].flatMap({ Int64($0) }), id > 0 else { return nil }
         return id
     }
 

@@ -146,7 +146,7 @@ struct AccountRoutePlanTests {
     func ingestIsForbidden() throws {
         let fixture = try AccountRouteFixture.shared.get()
         for route in ServerRoutes.accountRoutes {
-            let path = route.template.replacingOccurrences(of: "{token_id}", with: "0000000000000001")
+            let path = route.template.replacingOccurrences(of: "{id}", with: "0000000000000001")
             let request = HTTPRequest(
                 method: route.method, path: path, headers: ["authorization": "Bearer \(fixture.ingest)"])
             guard case .respond(let response) = fixture.routes.plan(request) else {

@@ -334,9 +334,10 @@ struct AccountServerTests {
         let annaToken = try #require(phone.json["id"] as? String)
         let annaSHA = try #require(annaImport["sha256"] as? String)
 
-        // Anna's values for every capture a template can have, and values nobody has.
-        let annaValues = ["import_id": "\(annaImport["id"] as? Int ?? 0)", "token_id": annaToken]
-        let missingValues = ["import_id": "987654321", "token_id": "7ffffffffffffff1"]
+        // Anna's value for every capture a template can have (by the template up to the
+        // capture: what it names), and values nobody has.
+        let annaValues = ["/api/v1/imports/{id}": "\(annaImport["id"] as? Int ?? 0)", "/api/v1/tokens/{id}": annaToken]
+        let missingValues = ["/api/v1/imports/{id}": "987654321", "/api/v1/tokens/{id}": "7ffffffffffffff1"]
         let markers = ["anna", "Pacific/Auckland", annaSHA]
 
         func snapshot() throws -> [String] {
@@ -355,12 +356,13 @@ struct AccountServerTests {
 
         func fill(_ template: String, _ values: [String: String]) -> String? {
             var path = template
-            for match in template.matches(of: /\{([a-z_]+)\}/) {
-                guard let value = values[String(match.1)] else {
-                    Issue.record("\(template): give the isolation test the other user's value of {\(match.1)}")
+            for match in template.matches(of: /\{[a-z_]+\}/) {
+                let names = String(template[..<match.range.upperBound])
+                guard let value = values[names] else {
+                    Issue.record("give the isolation test the other user's value for \(names)")
                     return nil
                 }
-                path = path.replacingOccurrences(of: "{\(match.1)}", with: value)
+                if let range = path.range(of: String(match.0)) { path.replaceSubrange(range, with: value) }
             }
             return path
         }
