@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SleepLedger end to end on the embedded default database: installs what is missing,
 # builds in release mode, starts the private PostgreSQL cluster, migrates, creates a
-# demo user, imports a generated sample export for it and shows the summary. Usage: deploy/quickstart.sh
+# demo user, imports a generated sample export for it and shows the summary; then starts the
+# upload server, uploads another export over HTTP and reads the summary back over HTTP.
+# Usage: deploy/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,12 +74,28 @@ echo "$status"
 # The worker rolled the demo user up after the import: the summary includes the upload.
 "$bin/sleepledger-admin" summary demo
 
+<<<<<<< HEAD
 # The operator's figures: Prometheus metrics on a listener of their own (docs/operations.md).
 echo "GET http://127.0.0.1:9464/metrics (excerpt)"
 curl -fsS http://127.0.0.1:9464/metrics |
   grep -E '^sleepledger_(import_jobs_total\{outcome="done"\}|import_queue_jobs|http_requests_total\{route="/api/v1/imports",method="POST")' ||
   true
+=======
+# The demo user's own data over HTTP, with a full-scope token (the upload token above is
+# ingest-only: it may send exports but not read data back). docs/http-api.md has the rest:
+# nights, debt, charts, settings, tokens.
+read_token="$("$bin/sleepledger" token create --user demo --name quickstart-read --scope full)"
+echo "GET /api/v1/me"
+curl -fsS -H "Authorization: Bearer $read_token" http://127.0.0.1:8080/api/v1/me
+echo
+echo "GET /api/v1/summary?horizon=weekly (the JSON of docs/summary-json.md, as sleepledger-admin summary --format json)"
+curl -fsS -H "Authorization: Bearer $read_token" "http://127.0.0.1:8080/api/v1/summary?horizon=weekly"
+curl -fsS -H "Authorization: Bearer $read_token" -o "$home/quickstart-duration.svg" \
+  "http://127.0.0.1:8080/api/v1/charts/duration.svg?horizon=weekly"
+echo "GET /api/v1/charts/duration.svg?horizon=weekly: written to $home/quickstart-duration.svg"
+>>>>>>> h13-account
 
 echo
 echo "The upload server runs in the background on http://127.0.0.1:8080 (log: $home/quickstart-server.log)."
+echo "Read your data with the full token: curl -H \"Authorization: Bearer $read_token\" http://127.0.0.1:8080/api/v1/summary"
 echo "Stop it with: kill $(cat "$pidfile")"

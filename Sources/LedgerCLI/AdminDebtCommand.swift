@@ -16,22 +16,6 @@ struct AdminDebtCommand: AdminCommand {
     static let options: Set<String> = ["horizon", "as-of", "format"]
     static let flags: Set<String> = []
 
-    /// The JSON document: the series with what it is measured against.
-    struct Series: Codable, Equatable {
-        var handle: String
-        var horizon: Horizon
-        var asOf: LocalDate
-        var goalBand: GoalBand
-        var debt: DebtTotals
-        var buckets: [HorizonBucket]
-
-        enum CodingKeys: String, CodingKey {
-            case handle, horizon, debt, buckets
-            case asOf = "as_of"
-            case goalBand = "goal_band"
-        }
-    }
-
     /// The CSV header.
     static let csvHeader = [
         "first", "last", "tracked_nights", "debt_seconds", "net_balance_seconds", "cumulative_debt_seconds",
@@ -57,10 +41,7 @@ struct AdminDebtCommand: AdminCommand {
         }
         switch format {
         case .json:
-            let series = Series(
-                handle: user.handle, horizon: summary.horizon, asOf: summary.asOf, goalBand: summary.goalBand,
-                debt: summary.debt, buckets: summary.buckets)
-            context.console.print(try JSONText.encode(series))
+            context.console.print(try JSONText.encode(DebtSeries(summary: summary, handle: user.handle)))
         case .csv:
             var table = CSVTable(header: Self.csvHeader)
             for bucket in summary.buckets {

@@ -71,10 +71,7 @@ enum TokenCommand {
     }
 
     /// A token id as `token list` shows it: 16 hex digits.
-    static func hex(_ id: Int64) -> String {
-        let digits = String(UInt64(id), radix: 16)
-        return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
-    }
+    static func hex(_ id: Int64) -> String { TokenService.idText(id) }
 
     static func printTokens(_ records: [TokenStore.Record], format: OutputFormat, console: Console) throws {
         struct Row: Encodable {

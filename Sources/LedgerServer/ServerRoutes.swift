@@ -21,9 +21,9 @@ public final class ServerRoutes: @unchecked Sendable {
 
     /// The server's settings.
     public let configuration: ServerConfiguration
-    private let database: LedgerDatabase
-    private let pool: SessionPool
-    private let now: @Sendable () -> Int64
+    let database: LedgerDatabase
+    let pool: SessionPool
+    let now: @Sendable () -> Int64
     private let onQueued: @Sendable () -> Void
     private let isStopping: @Sendable () -> Bool
     private let publicURLLock = NSLock()
@@ -112,9 +112,6 @@ public final class ServerRoutes: @unchecked Sendable {
                     status: 200, headers: [.init("Content-Type", "application/json")],
                     body: PackageResources.openapi_json))
         },
-        Route("GET", "/api/v1/me") { routes, request, _ in
-            .respond(routes.authorized(request, requiring: .full) { caller in try routes.account(caller) })
-        },
         Route("GET", "/api/v1/imports") { routes, request, _ in
             .respond(routes.authorized(request) { caller in try routes.listImports(caller) })
         },
@@ -158,6 +155,13 @@ public final class ServerRoutes: @unchecked Sendable {
     public static func template(matching path: String) -> String? {
         let segments = path.split(separator: "/")
         return table.first { $0.captures(segments) != nil }?.template
+    }
+
+    /// The address URLs the server prints back start with (`Location` headers, `next`
+    /// links): the configured public URL; without one, the scheme and host the trusted
+    /// proxy says the client used; else the listen address.
+    func baseURL(for request: HTTPRequest) -> String {
+        configuration.publicURL.isEmpty ? (request.forwardedOrigin ?? publicURL) : publicURL
     }
 
     static func notAllowed(_ allowed: String) -> HTTPResponse {
@@ -210,33 +214,6 @@ public final class ServerRoutes: @unchecked Sendable {
         } catch {
             return .json(Health(status: "unavailable"), status: 503)
         }
-    }
-
-    func account(_ caller: TokenService.Caller) throws -> HTTPResponse {
-        struct Me: Encodable {
-            var handle: String
-            var timeZone: String
-            var targetSeconds: Int64
-            var minimumSeconds: Int64
-            var lastImportAt: String?
-            var lastRollupAt: String?
-
-            enum CodingKeys: String, CodingKey {
-                case handle
-                case timeZone = "time_zone"
-                case targetSeconds = "target_seconds"
-                case minimumSeconds = "minimum_seconds"
-                case lastImportAt = "last_import_at"
-                case lastRollupAt = "last_rollup_at"
-            }
-        }
-        let account = try pool.withSession { session in try UserService(session: session).account(id: caller.userID) }
-        return .json(
-            Me(
-                handle: account.user.handle, timeZone: account.user.timeZoneIdentifier,
-                targetSeconds: account.user.goals.targetSeconds, minimumSeconds: account.user.goals.minimumSeconds,
-                lastImportAt: account.lastImportAt.map { ReportFormat.isoUTC($0) },
-                lastRollupAt: account.lastRollupAt.map { ReportFormat.isoUTC($0) }))
     }
 
     func listImports(_ caller: TokenService.Caller) throws -> HTTPResponse {
@@ -308,9 +285,7 @@ public final class ServerRoutes: @unchecked Sendable {
             let receiver = try UploadReceiver(
                 spoolFolder: configuration.spoolFolder, maximumBytes: configuration.maximumUploadBytes,
                 fileName: "upload", contentType: request.header("content-type"))
-            // The URL printed back: the configured public URL; without one, what the trusted
-            // proxy says the client used; else the listen address.
-            let base = configuration.publicURL.isEmpty ? (request.forwardedOrigin ?? publicURL) : publicURL
+            let base = baseURL(for: request)
             return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller, base: base) }
         } catch {
             return .respond(Self.response(for: error))

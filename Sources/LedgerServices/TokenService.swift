@@ -96,10 +96,15 @@ public struct TokenService {
 
     static let prefix = "sl_"
 
+    /// A token id as tokens, listings and revocations write it: 16 lowercase hex digits.
+    public static func idText(_ id: Int64) -> String {
+        let hex = String(UInt64(bitPattern: id), radix: 16)
+        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
+
     /// `sl_<16 hex digits>_<base64url secret>`.
     static func text(id: Int64, secret: [UInt8]) -> String {
-        let hex = String(UInt64(id), radix: 16)
-        return prefix + String(repeating: "0", count: 16 - hex.count) + hex + "_"
+        prefix + idText(id) + "_"
             + Data(secret).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

@@ -106,6 +106,9 @@ public struct UserService {
         public var lastImportAt: Int64?
         /// When the rollup last wrote their results, epoch seconds.
         public var lastRollupAt: Int64?
+        /// Whether new samples or changed settings wait for the next rollup (the stored
+        /// results do not show them yet).
+        public var isRollupPending: Bool
     }
 
     /// The account of user `id`, read as that user (row-level security applies on the
@@ -114,10 +117,11 @@ public struct UserService {
         let account = try ServiceError.wrapping {
             try session.asUser(id) { () -> Account? in
                 guard let user = try store.find(id: id) else { return nil }
+                let rollup = try RollupStateStore(connection: session.connection).lastRollup(userID: id)
                 return Account(
                     user: user,
-                    lastImportAt: try AdminQueries(connection: session.connection).imports(userID: id).first?.startedAt,
-                    lastRollupAt: try RollupStateStore(connection: session.connection).lastRollup(userID: id).at)
+                    lastImportAt: try AdminQueries(connection: session.connection).latestImportStart(userID: id),
+                    lastRollupAt: rollup.at, isRollupPending: rollup.isStale)
             }
         }
         guard let account else { throw ServiceError(.notFound, "no such user") }

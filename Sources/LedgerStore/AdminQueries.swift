@@ -79,6 +79,13 @@ public struct AdminQueries {
         ).single().bool(0) ?? false
     }
 
+    /// When the user's latest import started (epoch seconds), or `nil` when there is none.
+    public func latestImportStart(userID: Int64) throws -> Int64? {
+        try connection.execute(
+            "SELECT max(started_at) FROM imports WHERE user_id = $1", [.int64(userID)], name: "admin.latestImportStart"
+        ).first?.epochSeconds(0)
+    }
+
     /// The user's imports, newest first.
     public func imports(userID: Int64) throws -> [AdminImportRecord] {
         let result = try connection.execute(

@@ -156,6 +156,17 @@ public struct ImportJobStore {
         return .tooLate(job.state)
     }
 
+    /// Deletes every job of the user and returns them as they were (a user's removal: the
+    /// caller removes their spool files once the deletion committed).
+    public func removeAll(userID: Int64) throws -> [Job] {
+        let jobs = try connection.execute(
+            Self.selectSQL + " WHERE j.user_id = $1 ORDER BY j.created_at, j.id FOR UPDATE OF j",
+            [.int64(userID)], name: "jobs.lockForRemoval"
+        ).rows.map(Self.job(from:))
+        try connection.execute("DELETE FROM import_jobs WHERE user_id = $1", [.int64(userID)], name: "jobs.removeAll")
+        return jobs
+    }
+
     /// Claims the oldest job a worker on `host` may run (any host's when `anyHost`: the
     /// spool folder is shared), for this connection's session, which holds the claim
     /// until ``release(id:)`` or its end. `nil` when nothing waits.

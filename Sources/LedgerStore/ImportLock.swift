@@ -5,7 +5,7 @@ public import PostgresClient
 ///
 /// Imports of one user run one after the other (``SampleLoader`` takes the lock before
 /// anything else; its merge relies on no other transaction adding the user's samples
-/// meanwhile), and removing a user (``UserStore/remove(handle:onWait:)``) waits for a
+/// meanwhile), and removing a user (``UserStore/remove(handle:waitSeconds:onWait:)``) waits for a
 /// running import. Nothing else locks these rows, so an import neither waits for nor holds
 /// up the rollup's claims, `user set` or other users' imports. A row lock needs the
 /// `UPDATE` privilege, which the read-only role does not have, so it cannot take (and

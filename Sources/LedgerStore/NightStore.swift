@@ -117,6 +117,18 @@ public struct NightStore {
         return nights
     }
 
+    /// The earliest wake day of the user's nights after `day` and on or before `last`
+    /// (open when `nil`), or `nil` when there is none: where the next page of a listing
+    /// starts.
+    public func firstWakeDay(userID: Int64, after day: LocalDate, through last: LocalDate?) throws -> LocalDate? {
+        try connection.execute(
+            """
+            SELECT min(wake_day) FROM nights
+            WHERE user_id = $1 AND wake_day > $2 AND ($3::date IS NULL OR wake_day <= $3)
+            """, [.int64(userID), .date(day), last.map { .date($0) }], name: "nights.firstWakeDayAfter"
+        ).first?.localDate(0)
+    }
+
     /// The `date` every wake day follows: one prepared statement serves bounded and
     /// unbounded reads without a NULL test on the indexed bound.
     private static let unbounded = SQLValue.text("-infinity")

@@ -124,10 +124,17 @@ public struct UserStore {
     ///
     /// Takes the user's import lock first (``ImportLock``): when an import of the user is
     /// running, `onWait` is called with what holds the lock (`nil` when that cannot be
-    /// told) and the removal waits for it to end, without a limit of its own (the
-    /// session's `lock_timeout`, if the server sets one, still applies and then throws
+    /// told) and the removal waits for it to end: at most `waitSeconds` (then
+    /// ``StoreError/Kind/busy``), or when `nil` without a limit of its own (the session's
+    /// `lock_timeout`, if the server sets one, still applies and then throws
     /// ``StoreError/Kind/busy``). No import of the user can start meanwhile.
-    public func remove(handle: String, onWait: (ImportLockHolder?) -> Void = { _ in }) throws {
+    ///
+    /// Returns the user's import jobs as they were when removed (every state): whoever
+    /// holds their spool folder removes their files (``ImportJobStore/Job/spoolPath``).
+    @discardableResult
+    public func remove(
+        handle: String, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in }
+    ) throws -> [ImportJobStore.Job] {
         try connection.transaction { connection in
             guard
                 let userID = try connection.execute(
@@ -135,15 +142,39 @@ public struct UserStore {
                     name: "users.findForRemoval"
                 ).first?.int64(0)
             else { throw UserStore.unknownUser }
-            let lock = ImportLock(connection: connection)
-            guard try lock.acquire(userID: userID, waitSeconds: nil, onWait: onWait) else {
-                throw UserStore.unknownUser
-            }
-            try lock.announce(.removingUser, userID: userID)
-            let result = try connection.execute(
-                "DELETE FROM users WHERE id = $1", [.int64(userID)], name: "users.remove")
-            guard result.affectedRows > 0 else { throw UserStore.unknownUser }
+            return try UserStore(connection: connection).removeLocking(
+                userID: userID, waitSeconds: waitSeconds, onWait: onWait)
         }
+    }
+
+    /// Removes the user with id `id` as ``remove(handle:waitSeconds:onWait:)`` does (for a
+    /// caller that knows the id: the server, whose row-level security shows it that one
+    /// user). Throws `notFound` when there is no such user.
+    @discardableResult
+    public func remove(
+        id: Int64, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in }
+    ) throws -> [ImportJobStore.Job] {
+        try connection.transaction { connection in
+            try UserStore(connection: connection).removeLocking(userID: id, waitSeconds: waitSeconds, onWait: onWait)
+        }
+    }
+
+    /// The removal inside the caller's transaction: the import lock, then the jobs (read
+    /// back as they are deleted), then the user with everything else by cascade.
+    private func removeLocking(
+        userID: Int64, waitSeconds: Double?, onWait: (ImportLockHolder?) -> Void
+    ) throws -> [ImportJobStore.Job] {
+        let lock = ImportLock(connection: connection)
+        guard try lock.acquire(userID: userID, waitSeconds: waitSeconds, onWait: onWait) else {
+            throw UserStore.unknownUser
+        }
+        try lock.announce(.removingUser, userID: userID)
+        // After the lock: a running import ends its job in its own transaction, which
+        // would otherwise wait for this one's row locks while this one waits for its lock.
+        let jobs = try ImportJobStore(connection: connection).removeAll(userID: userID)
+        let result = try connection.execute("DELETE FROM users WHERE id = $1", [.int64(userID)], name: "users.remove")
+        guard result.affectedRows > 0 else { throw UserStore.unknownUser }
+        return jobs
     }
 
     private static let unknownUser = StoreError(.notFound, "no user with that handle", statement: "users")
