@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 public import SleepCore
 
-/// Reads an Apple Health `export.zip`, a bare `export.xml` or a CSV of sleep samples and
-/// passes each sleep sample to a callback, returning a ``ReadReport`` with counts,
+/// Reads an Apple Health `export.zip`, a bare `export.xml`, a CSV of sleep samples or a
+/// Health Auto Export JSON payload and passes each sleep sample to a callback, returning a ``ReadReport`` with counts,
 /// SHA-256 and per-record diagnostics.
 ///
 /// The kind is decided by content. Two threads share the work: one reads the input
@@ -61,9 +61,10 @@ public struct HealthImportReader: Sendable {
         }
     }
 
-    /// What kind of input `source` is (zip, XML or CSV), decided from its first bytes as
-    /// ``read(_:onSample:onProgress:)`` decides it; throws the same ``ImportError`` for an
-    /// input that is none of them. Reads only the first bytes.
+    /// What kind of input `source` is (zip, XML, CSV or Health Auto Export JSON), decided
+    /// from its first bytes as ``read(_:onSample:onProgress:)`` decides it; throws the same
+    /// ``ImportError`` for an input that is none of them. Reads only the first bytes (a
+    /// JSON text is not checked further: ``read(_:onSample:onProgress:)`` checks it).
     public func kind(of source: ImportSource) throws -> InputKind {
         let input: RawInput
         switch source {
@@ -72,9 +73,14 @@ public struct HealthImportReader: Sendable {
         case .fileDescriptor(let descriptor, let name):
             input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
         }
-        switch try sniff(input) {
+        return Self.kind(of: try sniff(input))
+    }
+
+    private static func kind(of decision: InputSniffer.Decision) -> InputKind {
+        switch decision {
         case .zip: return .zip
         case .xml: return .xml
+        case .healthAutoExport: return .healthAutoExport
         default: return .csv
         }
     }
@@ -94,7 +100,7 @@ public struct HealthImportReader: Sendable {
                 throw ImportError.badFile(
                     file: input.name, line: nil,
                     reason:
-                        "not an Apple Health export: neither a zip archive, an XML file nor a CSV with a header naming sourceName, startDate, endDate and value"
+                        "not an Apple Health export: neither a zip archive, an XML file, a Health Auto Export JSON payload nor a CSV with a header naming sourceName, startDate, endDate and value"
                 )
             default:
                 return decision
@@ -107,12 +113,7 @@ public struct HealthImportReader: Sendable {
         onSample: @escaping (SleepSample, SampleLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void
     ) throws -> ReadReport {
-        let kind: InputKind
-        switch decision {
-        case .zip: kind = .zip
-        case .xml: kind = .xml
-        default: kind = .csv
-        }
+        let kind = Self.kind(of: decision)
         let session = ReadSession(
             report: ReadReport(kind: kind, inputName: input.name), options: options, onSample: onSample)
         let queue = ChunkQueue(capacity: options.queuedChunks)
@@ -160,6 +161,8 @@ public struct HealthImportReader: Sendable {
             textReader = try CSVSampleReader(fileName: input.name, header: header, session: session)
         } else if decision == .xml {
             textReader = XMLSampleReader(fileName: input.name, session: session)
+        } else if decision == .healthAutoExport {
+            textReader = HealthAutoExportReader(fileName: input.name, session: session)
         }
         var nextProgress = options.progressIntervalBytes
         while let event = try queue.pop() {
