@@ -1,4 +1,61 @@
+import Glibc
+import HealthImport
+import LedgerServices
+
 extension ServerRoutes {
     /// Samples pushed by the Health Auto Export app.
-    static let healthAutoExportRoutes: [Route] = []
+    static let healthAutoExportRoutes: [Route] = [
+        Route("POST", "/api/v1/ingest/health-auto-export") { routes, request, _ in
+            routes.planUpload(request, policy: routes.healthAutoExportPolicy)
+        }
+    ]
+
+    /// The largest Health Auto Export payload accepted: 64 MiB (years of sleep samples are
+    /// a few MB), or the server's upload cap when that is lower.
+    static let healthAutoExportMaximumBytes: Int64 = 64 << 20
+
+    /// Pushes of one person that may wait or run at once: the app's "Batch Requests" send
+    /// one run's data as several requests in a row, so more than the uploads' default may
+    /// wait; with the 64 MiB cap they hold at most 1 GiB of spool.
+    static let healthAutoExportMaximumPending = 16
+
+    /// `POST /api/v1/ingest/health-auto-export`: a JSON payload the app's REST API
+    /// automation sends, spooled and queued like an upload (202 and its import, or 200 and
+    /// the earlier import of the same bytes). It is read once before it is queued (about
+    /// 150 MB/s, so a 5 MB payload costs some 30 ms), so that a payload of per-night
+    /// summaries ("Summarize Data" on), JSON that is no payload and malformed JSON are
+    /// answered 422 while the app still listens, instead of failing later in the queue.
+    var healthAutoExportPolicy: UploadPolicy {
+        UploadPolicy(
+            maximumBytes: min(Self.healthAutoExportMaximumBytes, configuration.maximumUploadBytes),
+            subject: "Health Auto Export payloads", mediaTypes: ["application/json"],
+            unsupportedMediaTypeMessage:
+                "send the Health Auto Export payload as JSON (Content-Type: application/json)",
+            maximumPending: max(Self.healthAutoExportMaximumPending, configuration.maximumPendingUploadsPerUser),
+            fileName: "health-auto-export.json", check: Self.checkHealthAutoExport)
+    }
+
+    /// Reads a spooled payload as the import will (storing nothing): throws
+    /// ``ServiceError/Kind/refusedInput`` with the importer's reason when it will not import.
+    @Sendable static func checkHealthAutoExport(_ descriptor: Int32, _ name: String) throws(ServiceError) {
+        let source = ImportSource.fileDescriptor(descriptor, name: name)
+        do {
+            // Its first bytes first: an export sent here is refused without reading it all.
+            let kind = try HealthImportReader().kind(of: source)
+            guard kind == .healthAutoExport else {
+                throw ServiceError(
+                    .refusedInput,
+                    "\(name): not a Health Auto Export payload (JSON starting with '{') but \(kind == .zip ? "a zip archive" : kind == .xml ? "XML" : "CSV"); send exports to /api/v1/imports"
+                )
+            }
+            guard lseek(descriptor, 0, SEEK_SET) == 0 else {
+                throw ServiceError(.unavailable, "cannot read the upload back from the spool folder")
+            }
+            _ = try HealthImportReader().read(source) { _, _ in }
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(error)
+        }
+    }
 }
