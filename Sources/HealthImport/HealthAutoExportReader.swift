@@ -92,6 +92,8 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         var entries = 0
         var pending: [PendingEntry] = []
         var pendingReasons = 0
+        /// The line of the first summary among entries read before the name (checking only).
+        var firstSummaryLine: Int?
         /// Whether the metric is `sleep_analysis`; `nil` while its name is unknown.
         var isSleep: Bool? {
             hasName ? name == HealthAutoExportReader.sleepMetricName : nil
@@ -105,6 +107,8 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         var startDate: String?
         var endDate: String?
         var value: String?
+        /// Whether `startDate` or `endDate` is there (not null).
+        var hasDates = false
         var hasSummaryFields = false
         var rejection: RecordRejection?
     }
@@ -112,6 +116,7 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     private let fileName: String
     private let session: ReadSession
     private let tokenizer: JSONTokenizer
+    private let isCheckOnly: Bool
     // Touched for every token: confined to the scanning thread and never accessed
     // overlappingly, so without dynamic exclusivity checks (see JSONTokenizer).
     @exclusivity(unchecked) private var stack: [Frame] = []
@@ -127,10 +132,13 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     /// Bytes of a leading UTF-8 byte-order mark seen so far; -1 once past it.
     private var byteOrderMarkMatched = 0
 
-    /// Creates a reader of one payload.
-    init(fileName: String, session: ReadSession) {
+    /// Creates a reader of one payload. With `isCheckOnly` it builds no sample and keeps no
+    /// diagnostic: it checks the JSON, that it is a payload, and that its sleep entries
+    /// are no per-night summaries (``HealthImportReader/check(_:)``).
+    init(fileName: String, session: ReadSession, isCheckOnly: Bool = false) {
         self.fileName = fileName
         self.session = session
+        self.isCheckOnly = isCheckOnly
         tokenizer = JSONTokenizer(
             maximumStringBytes: session.options.maximumSleepRecordBytes, maximumDepth: Self.maximumDepth)
     }
@@ -302,7 +310,10 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
             entry.hasSummaryFields = true
             return
         }
-        guard member != .other, metric.isSleep != false, entry.rejection == nil, !token.isNull else { return }
+        if member == .startDate || member == .endDate, !token.isNull { entry.hasDates = true }
+        guard !isCheckOnly, member != .other, metric.isSleep != false, entry.rejection == nil, !token.isNull else {
+            return
+        }
         let text: String
         if token.isString {
             guard !token.isCut else {
@@ -336,6 +347,15 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     private func endEntry() throws {
         session.report.recordsSeen += 1
         metric.entries += 1
+        if isCheckOnly {
+            guard !entry.hasDates, entry.hasSummaryFields else { return }
+            switch metric.isSleep {
+            case true?: throw ImportError.badFile(file: fileName, line: entry.line, reason: Self.summarizedReason)
+            case nil: metric.firstSummaryLine = metric.firstSummaryLine ?? entry.line
+            case false?: break
+            }
+            return
+        }
         guard let isSleep = metric.isSleep else {
             metric.pending.append(PendingEntry(result: pendingResult(), line: entry.line, index: entry.index))
             return
@@ -349,6 +369,7 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         let index = stack.last?.elements ?? 0
         session.report.recordsSeen += 1
         metric.entries += 1
+        if isCheckOnly { return }
         let result = EntryResult.rejected(.entryNotAnObject, reason: "not an object")
         switch metric.isSleep {
         case nil: metric.pending.append(PendingEntry(result: result, line: line, index: index))
@@ -359,7 +380,7 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
 
     /// What the entry just read turns into.
     private func result() -> EntryResult {
-        if entry.startDate == nil, entry.endDate == nil, entry.hasSummaryFields { return .summarized }
+        if !entry.hasDates, entry.hasSummaryFields { return .summarized }
         if let rejection = entry.rejection { return .rejected(rejection.kind, reason: rejection.reason) }
         let fields = SleepRecordFields(
             type: nil, sourceName: entry.source, startDate: entry.startDate, endDate: entry.endDate,
@@ -404,6 +425,12 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     }
 
     private func endMetric() throws {
+        if isCheckOnly {
+            if metric.isSleep == true, let line = metric.firstSummaryLine {
+                throw ImportError.badFile(file: fileName, line: line, reason: Self.summarizedReason)
+            }
+            return
+        }
         let pending = metric.pending
         metric.pending = []
         if metric.isSleep == true {

@@ -45,19 +45,38 @@ public struct HealthImportReader: Sendable {
         onSample: (SleepSample, SampleLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void = { _ in }
     ) throws -> ReadReport {
-        let input: RawInput
-        switch source {
-        case .path(let path):
-            input = try RawInput.open(path: path, idleTimeoutSeconds: options.idleTimeoutSeconds)
-        case .standardInput:
-            input = RawInput.borrowing(fileDescriptor: 0, name: "-", idleTimeoutSeconds: options.idleTimeoutSeconds)
-        case .fileDescriptor(let descriptor, let name):
-            input = RawInput.borrowing(
-                fileDescriptor: descriptor, name: name, idleTimeoutSeconds: options.idleTimeoutSeconds)
-        }
+        let input = try open(source)
         let decision = try sniff(input)
         return try withoutActuallyEscaping(onSample) { onSample in
             try run(input: input, decision: decision, onSample: onSample, onProgress: onProgress)
+        }
+    }
+
+    /// Whether `source` will import, found without building a sample, as the upload
+    /// server checks a push before it queues it: the kind from the first bytes (as
+    /// ``kind(of:)``), and for a Health Auto Export payload a read to its end that checks
+    /// its JSON, that it is a payload, and that its sleep entries are samples rather than
+    /// per-night summaries. Throws the ``ImportError`` a read would throw for these; the
+    /// entries themselves (dates, values) are checked only by the read. Reads a payload
+    /// about twice as fast as ``read(_:onSample:onProgress:)``.
+    public func check(_ source: ImportSource) throws -> InputKind {
+        let input = try open(source)
+        let decision = try sniff(input)
+        let kind = Self.kind(of: decision)
+        guard kind == .healthAutoExport else { return kind }
+        _ = try run(input: input, decision: decision, onSample: { _, _ in }, onProgress: { _ in }, isCheckOnly: true)
+        return kind
+    }
+
+    private func open(_ source: ImportSource) throws -> RawInput {
+        switch source {
+        case .path(let path):
+            return try RawInput.open(path: path, idleTimeoutSeconds: options.idleTimeoutSeconds)
+        case .standardInput:
+            return RawInput.borrowing(fileDescriptor: 0, name: "-", idleTimeoutSeconds: options.idleTimeoutSeconds)
+        case .fileDescriptor(let descriptor, let name):
+            return RawInput.borrowing(
+                fileDescriptor: descriptor, name: name, idleTimeoutSeconds: options.idleTimeoutSeconds)
         }
     }
 
@@ -111,7 +130,7 @@ public struct HealthImportReader: Sendable {
     private func run(
         input: RawInput, decision: InputSniffer.Decision,
         onSample: @escaping (SleepSample, SampleLocation) throws -> Void,
-        onProgress: (ImportProgress) -> Void
+        onProgress: (ImportProgress) -> Void, isCheckOnly: Bool = false
     ) throws -> ReadReport {
         let kind = Self.kind(of: decision)
         let session = ReadSession(
@@ -133,7 +152,8 @@ public struct HealthImportReader: Sendable {
         producer.start()
         do {
             try consume(
-                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
+                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress,
+                isCheckOnly: isCheckOnly)
         } catch {
             // The reading thread may be waiting for a stalled stream: end that wait now
             // instead of after the idle timeout.
@@ -154,7 +174,7 @@ public struct HealthImportReader: Sendable {
     /// The scanning side: turns the queued bytes into samples.
     private func consume(
         queue: ChunkQueue, input: RawInput, decision: InputSniffer.Decision, session: ReadSession,
-        onProgress: (ImportProgress) -> Void
+        onProgress: (ImportProgress) -> Void, isCheckOnly: Bool
     ) throws {
         var textReader: (any TextSampleReader)?
         if case .csv(let header) = decision {
@@ -162,7 +182,7 @@ public struct HealthImportReader: Sendable {
         } else if decision == .xml {
             textReader = XMLSampleReader(fileName: input.name, session: session)
         } else if decision == .healthAutoExport {
-            textReader = HealthAutoExportReader(fileName: input.name, session: session)
+            textReader = HealthAutoExportReader(fileName: input.name, session: session, isCheckOnly: isCheckOnly)
         }
         var nextProgress = options.progressIntervalBytes
         while let event = try queue.pop() {

@@ -1,4 +1,3 @@
-import Glibc
 import HealthImport
 import LedgerServices
 
@@ -21,8 +20,8 @@ extension ServerRoutes {
 
     /// `POST /api/v1/ingest/health-auto-export`: a JSON payload the app's REST API
     /// automation sends, spooled and queued like an upload (202 and its import, or 200 and
-    /// the earlier import of the same bytes). It is read once before it is queued (about
-    /// 150 MB/s, so a 5 MB payload costs some 30 ms), so that a payload of per-night
+    /// the earlier import of the same bytes). It is checked to its end before it is queued
+    /// (building no sample), so that a payload of per-night
     /// summaries ("Summarize Data" on), JSON that is no payload and malformed JSON are
     /// answered 422 while the app still listens, instead of failing later in the queue.
     var healthAutoExportPolicy: UploadPolicy {
@@ -35,27 +34,22 @@ extension ServerRoutes {
             fileName: "health-auto-export.json", check: Self.checkHealthAutoExport)
     }
 
-    /// Reads a spooled payload as the import will (storing nothing): throws
+    /// Checks a spooled payload (``HealthImport/HealthImportReader/check(_:)``): throws
     /// ``ServiceError/Kind/refusedInput`` with the importer's reason when it will not import.
     @Sendable static func checkHealthAutoExport(_ descriptor: Int32, _ name: String) throws(ServiceError) {
-        let source = ImportSource.fileDescriptor(descriptor, name: name)
+        let kind: InputKind
         do {
-            // Its first bytes first: an export sent here is refused without reading it all.
-            let kind = try HealthImportReader().kind(of: source)
-            guard kind == .healthAutoExport else {
-                throw ServiceError(
-                    .refusedInput,
-                    "\(name): not a Health Auto Export payload (JSON starting with '{') but \(kind == .zip ? "a zip archive" : kind == .xml ? "XML" : "CSV"); send exports to /api/v1/imports"
-                )
-            }
-            guard lseek(descriptor, 0, SEEK_SET) == 0 else {
-                throw ServiceError(.unavailable, "cannot read the upload back from the spool folder")
-            }
-            _ = try HealthImportReader().read(source) { _, _ in }
-        } catch let error as ServiceError {
-            throw error
+            // Reads a payload to its end, building no sample; an export sent here only
+            // its first bytes.
+            kind = try HealthImportReader().check(.fileDescriptor(descriptor, name: name))
         } catch {
             throw ServiceError(error)
+        }
+        guard kind == .healthAutoExport else {
+            throw ServiceError(
+                .refusedInput,
+                "\(name): not a Health Auto Export payload (JSON starting with '{') but \(kind == .zip ? "a zip archive" : kind == .xml ? "XML" : "CSV"); send exports to /api/v1/imports"
+            )
         }
     }
 }

@@ -261,6 +261,34 @@ struct HealthAutoExportTests {
         #expect(try reader.kind(of: .path(directory.write("c", "<HealthData/>"))) == .xml)
     }
 
+    @Test(
+        "check() refuses what read() refuses for the payload as a whole, and passes what it imports, bad entries included",
+        arguments: [
+            haePayload([haeEntry(), haeEntry(start: "yesterday"), "\"x\""]),
+            haePayload([haeEntry(), "{\"asleep\":6.1,\"sleepStart\":\"2021-12-18 02:21:06 +0800\"}"]),
+            "{\"data\":{\"metrics\":[{\"data\":[\(haeEntry()),{\"inBed\":1}],\"name\":\"sleep_analysis\"}]}}",
+            "{\"data\":{\"metrics\":[{\"data\":[{\"inBed\":1}],\"name\":\"other\"}]}}",
+            "{\"data\":{\"metrics\":[{\"data\":[{\"inBed\":1,\"startDate\":\"\"}],\"name\":\"sleep_analysis\"}]}}",
+            "{\"hello\":1}", "{\"data\":{\"metrics\":[]}", "{\"data\":{}} {", "{\"data\":[]}",
+            "sourceName,startDate,endDate,value\n", "<HealthData/>", "\u{FEFF}{\"data\":{}}",
+        ])
+    func checkAgreesWithRead(text: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("payload", text)
+        let reader = HealthImportReader()
+        let read = Result { try reader.read(.path(path)) { _, _ in }.kind }
+        let checked = Result { try reader.check(.path(path)) }
+        switch (read, checked) {
+        case (.success(let readKind), .success(let checkedKind)):
+            #expect(readKind == checkedKind)
+        case (.failure(let readError), .failure(let checkedError)):
+            #expect(readError as? ImportError == checkedError as? ImportError)
+        default:
+            Issue.record("read: \(read), check: \(checked)")
+        }
+    }
+
     @Test("members in any order: data before name gives the same samples and diagnostics")
     func memberOrder() throws {
         let samples = fixtureSamples(seed: 5, nights: 20)
