@@ -15,8 +15,9 @@ import SleepCore
 ///
 /// Members may come in any order (the app's own payloads do not keep one): when a
 /// metric's `data` comes before its `name`, its entries are checked as they arrive and
-/// their results kept (about 100 bytes an entry) until the name tells whether they are
-/// sleep. Otherwise memory is bounded by the tokenizer's limits (``JSONTokenizer``).
+/// their results kept (40 bytes an entry, at most
+/// ``ReaderOptions/maximumEntriesBeforeName`` entries) until the name tells whether they
+/// are sleep. Otherwise memory is bounded by the tokenizer's limits (``JSONTokenizer``).
 final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     /// The metric that holds sleep samples.
     static let sleepMetricName = "sleep_analysis"
@@ -28,8 +29,10 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         "not a Health Auto Export payload: the JSON has no \"data\" object (expected {\"data\":{\"metrics\":[...]}})"
     /// The deepest nesting of JSON containers accepted (the app's payloads use 5 levels).
     static let maximumDepth = 256
-    /// The most distinct source names whose text is shared between kept samples.
-    static let maximumSharedSources = 1024
+    /// The most bytes of distinct source names held for entries waiting for their metric's
+    /// name; past it the payload is refused like past
+    /// ``ReaderOptions/maximumEntriesBeforeName`` (real payloads name a few sources).
+    static let maximumHeldSourceBytes = 16 << 20
 
     private enum Context {
         /// The document's object.
@@ -78,10 +81,22 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         case summarized
     }
 
-    private struct PendingEntry {
-        var result: EntryResult
+    /// An entry's result held until its metric's name is known, in 40 bytes: a sample's
+    /// instants, printed offset and source (an index into the held sources), or a
+    /// rejection's kind (its reason is kept aside for the first ones), or a summary.
+    private struct HeldEntry {
+        var start: Int64
+        var end: Int64
         var line: Int
-        var index: Int
+        var index: Int32
+        var offset: Int32
+        var source: UInt32
+        /// A stage's position in `SleepStage.allCases`; 64 plus a rejection kind's
+        /// position in `RejectionKind.allCases`; ``summarizedOutcome``.
+        var outcome: UInt8
+
+        static let rejectionOutcomes: UInt8 = 64
+        static let summarizedOutcome: UInt8 = 255
     }
 
     private struct MetricState {
@@ -90,8 +105,9 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         var name: String?
         var hasName = false
         var entries = 0
-        var pending: [PendingEntry] = []
-        var pendingReasons = 0
+        var held: [HeldEntry] = []
+        /// The reasons of the first held rejections, in order.
+        var heldReasons: [String] = []
         /// The line of the first summary among entries read before the name (checking only).
         var firstSummaryLine: Int?
         /// Whether the metric is `sleep_analysis`; `nil` while its name is unknown.
@@ -128,7 +144,10 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     @exclusivity(unchecked) private var hasDataObject = false
     @exclusivity(unchecked) private var metric = MetricState()
     @exclusivity(unchecked) private var entry = EntryState()
-    private var sharedSources: [String: String] = [:]
+    /// The source names of held samples, and their positions.
+    private var heldSources: [String] = []
+    private var heldSourceIDs: [String: UInt32] = [:]
+    private var heldSourceBytes = 0
     /// Bytes of a leading UTF-8 byte-order mark seen so far; -1 once past it.
     private var byteOrderMarkMatched = 0
 
@@ -345,8 +364,7 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     }
 
     private func endEntry() throws {
-        session.report.recordsSeen += 1
-        metric.entries += 1
+        try countEntry()
         if isCheckOnly {
             guard !entry.hasDates, entry.hasSummaryFields else { return }
             switch metric.isSleep {
@@ -357,7 +375,7 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
             return
         }
         guard let isSleep = metric.isSleep else {
-            metric.pending.append(PendingEntry(result: pendingResult(), line: entry.line, index: entry.index))
+            try hold(result(), line: entry.line, index: entry.index)
             return
         }
         guard isSleep else { return }
@@ -367,14 +385,28 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
     /// A metric entry that is a string, number or array instead of an object.
     private func entryIsNotAnObject(line: Int) throws {
         let index = stack.last?.elements ?? 0
-        session.report.recordsSeen += 1
-        metric.entries += 1
+        try countEntry()
         if isCheckOnly { return }
         let result = EntryResult.rejected(.entryNotAnObject, reason: "not an object")
         switch metric.isSleep {
-        case nil: metric.pending.append(PendingEntry(result: result, line: line, index: index))
+        case nil: try hold(result, line: line, index: index)
         case true?: try deliver(result, line: line, index: index)
         case false?: break
+        }
+    }
+
+    /// Counts an entry of the current metric; refuses the payload when too many wait for
+    /// the metric's name.
+    private func countEntry() throws {
+        session.report.recordsSeen += 1
+        metric.entries += 1
+        let cap = session.options.maximumEntriesBeforeName
+        if metric.isSleep == nil, metric.entries > cap {
+            throw ImportError.badFile(
+                file: fileName, line: metric.line,
+                reason:
+                    "data.metrics[\(metric.index)] holds more than \(cap) entries before its name, the configured cap for entries held until a metric's name is known: send smaller payloads (the app's Batch Requests)"
+            )
         }
     }
 
@@ -391,23 +423,54 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
         }
     }
 
-    /// ``result()`` for keeping until the metric's name is known: source names shared,
-    /// reasons kept only for as many rejections as can be shown.
-    private func pendingResult() -> EntryResult {
-        switch result() {
-        case .sample(var sample):
-            if let shared = sharedSources[sample.source] {
-                sample.source = shared
-            } else if sharedSources.count < Self.maximumSharedSources {
-                sharedSources[sample.source] = sample.source
+    /// Keeps an entry's result until its metric's name is known.
+    private func hold(_ result: EntryResult, line: Int, index: Int) throws {
+        var held = HeldEntry(
+            start: 0, end: 0, line: line, index: Int32(clamping: index), offset: 0, source: 0, outcome: 0)
+        switch result {
+        case .sample(let sample):
+            held.start = sample.start
+            held.end = sample.end
+            held.offset = sample.printedUTCOffset ?? 0
+            held.outcome = UInt8(SleepStage.allCases.firstIndex(of: sample.stage) ?? 0)
+            if let known = heldSourceIDs[sample.source] {
+                held.source = known
+            } else {
+                heldSourceBytes += sample.source.utf8.count
+                guard heldSourceBytes <= Self.maximumHeldSourceBytes else {
+                    throw ImportError.badFile(
+                        file: fileName, line: metric.line,
+                        reason:
+                            "data.metrics[\(metric.index)] holds more than \(Self.maximumHeldSourceBytes) bytes of source names before its name: send smaller payloads (the app's Batch Requests)"
+                    )
+                }
+                held.source = UInt32(heldSources.count)
+                heldSourceIDs[sample.source] = held.source
+                heldSources.append(sample.source)
             }
-            return .sample(sample)
         case .rejected(let kind, let reason):
-            metric.pendingReasons += 1
-            return .rejected(kind, reason: metric.pendingReasons <= session.options.maximumDiagnostics ? reason : nil)
+            held.outcome = HeldEntry.rejectionOutcomes + UInt8(RejectionKind.allCases.firstIndex(of: kind) ?? 0)
+            if metric.heldReasons.count < session.options.maximumDiagnostics, let reason {
+                metric.heldReasons.append(reason)
+            }
         case .summarized:
-            return .summarized
+            held.outcome = HeldEntry.summarizedOutcome
         }
+        metric.held.append(held)
+    }
+
+    /// The result a held entry stands for; `reasons` hands out the kept reasons in order.
+    private func result(of held: HeldEntry, reasons: inout IndexingIterator<[String]>) -> EntryResult {
+        if held.outcome == HeldEntry.summarizedOutcome { return .summarized }
+        if held.outcome >= HeldEntry.rejectionOutcomes {
+            let kind = RejectionKind.allCases[Int(held.outcome - HeldEntry.rejectionOutcomes)]
+            return .rejected(kind, reason: reasons.next())
+        }
+        return .sample(
+            SleepSample(
+                source: heldSources[Int(held.source)], start: held.start, end: held.end,
+                stage: SleepStage.allCases[Int(held.outcome)], timeZoneIdentifier: nil,
+                printedUTCOffset: held.offset))
     }
 
     /// Passes a `sleep_analysis` entry's result on.
@@ -431,10 +494,13 @@ final class HealthAutoExportReader: TextSampleReader, JSONTokenHandler {
             }
             return
         }
-        let pending = metric.pending
-        metric.pending = []
+        let held = metric.held
+        metric.held = []
         if metric.isSleep == true {
-            for entry in pending { try deliver(entry.result, line: entry.line, index: entry.index) }
+            var reasons = metric.heldReasons.makeIterator()
+            for entry in held {
+                try deliver(result(of: entry, reasons: &reasons), line: entry.line, index: Int(entry.index))
+            }
             return
         }
         let place = "data.metrics[\(metric.index)]"

@@ -363,6 +363,26 @@ struct HealthAutoExportTests {
                     file: error.fileName, line: 1, reason: "malformed JSON: containers nested deeper than 256 levels"))
     }
 
+    @Test("entries held until their metric's name are capped: past the cap the payload is refused, read or checked")
+    func entriesBeforeName() throws {
+        let options = ReaderOptions(maximumEntriesBeforeName: 5)
+        let entries = (0..<6).map { _ in "{}" }.joined(separator: ",")
+        let dataFirst = "{\"data\":{\"metrics\":[{\"units\":\"x\",\"data\":[\(entries)],\"name\":\"other\"}]}}"
+        let reason =
+            "data.metrics[0] holds more than 5 entries before its name, the configured cap for entries held until a metric's name is known: send smaller payloads (the app's Batch Requests)"
+        let error = try #require(payloadRefusal(dataFirst, options: options))
+        #expect(error == .badFile(file: error.fileName, line: 1, reason: reason))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("payload.json", dataFirst)
+        #expect(throws: ImportError.badFile(file: path, line: 1, reason: reason)) {
+            try HealthImportReader(options: options).check(.path(path))
+        }
+        // With the name first nothing is held: no cap.
+        let nameFirst = haePayload((0..<50).map { _ in haeEntry() })
+        #expect(try readPayload(nameFirst, options: options).report.sleepRecords == 50)
+    }
+
     @Test("many bad entries keep the first diagnostics and count the rest by kind, also when data comes first")
     func manyRejections() throws {
         let entries = (0..<30).map { _ in haeEntry(value: "Nap") }
