@@ -19,7 +19,7 @@ import HealthImport
 struct Shape {
     var name: String
     var summary: String
-    /// `xml`, `csv` or `zip` (a zip holds the XML of `body`).
+    /// `xml`, `csv`, `json` or `zip` (a zip holds the XML of `body`).
     var format: String
     /// Writes about `size` bytes of text (XML or CSV) to the sink.
     var body: (_ size: Int, _ sink: TextSink) throws -> Void
@@ -87,6 +87,31 @@ let csvHeader = "sourceName,startDate,endDate,value,timeZone\n"
         index += 1
     }
     try sink.append(xmlTail)
+}
+
+let haeHead = "{\"data\":{\"metrics\":[{\"name\":\"sleep_analysis\",\"units\":\"hr\",\"data\":["
+let haeTail = "]}]}}\n"
+
+@MainActor func haeEntry(_ index: Int, value: String = "Core") -> String {
+    let day = 1 + index % 28
+    let date = "2024-01-\(day < 10 ? "0" : "")\(day)"
+    return
+        "{\"source\":\"Watch\",\"startDate\":\"\(date) 23:00:00 +0100\",\"endDate\":\"\(date) 23:30:00 +0100\",\"value\":\"\(value)\",\"qty\":0.5}"
+}
+
+/// Writes Health Auto Export entries from `entry(i)` between `head` and `tail` until about
+/// `size` bytes are written.
+@MainActor func haeEntries(
+    size: Int, sink: TextSink, head: String = haeHead, tail: String = haeTail, entry: (Int) throws -> Void
+) throws {
+    try sink.append(head)
+    var index = 0
+    while sink.written < size - tail.utf8.count {
+        if index > 0 { try sink.append(",") }
+        try entry(index)
+        index += 1
+    }
+    try sink.append(tail)
 }
 
 let shapes: [Shape] = [
@@ -195,6 +220,57 @@ let shapes: [Shape] = [
                 try sink.append(" <Record type=\"HKQuantityTypeIdentifierStepCount\"")
                 for _ in 0..<((8 << 20) / attributes.utf8.count) { try sink.append(attributes) }
                 try sink.append(" value=\"1\"/>\n")
+            }
+        }),
+    Shape(
+        name: "hae-long-string",
+        summary: "a Health Auto Export payload whose first source name never ends (no closing quote)",
+        format: "json",
+        body: { size, sink in
+            try sink.append(haeHead + "{\"source\":\"")
+            try sink.repeatByte(UInt8(ascii: "x"), count: max(0, size - sink.written))
+        }),
+    Shape(
+        name: "hae-many-rejects",
+        summary: "Health Auto Export sleep entries of about 2 KiB, every one rejected for a 2000-byte value",
+        format: "json",
+        body: { size, sink in
+            let value = String(repeating: "Z", count: 2000)
+            try haeEntries(size: size, sink: sink) { index in try sink.append(haeEntry(index, value: value)) }
+        }),
+    Shape(
+        name: "hae-long-values",
+        summary:
+            "Health Auto Export sleep entries just under the 1 MiB cap of a kept value (a 1 000 000-byte value), each rejected",
+        format: "json",
+        body: { size, sink in
+            try haeEntries(size: size, sink: sink) { _ in
+                try sink.append(
+                    "{\"source\":\"Watch\",\"startDate\":\"2024-01-01 23:00:00 +0100\",\"endDate\":\"2024-01-02 06:00:00 +0100\",\"value\":\""
+                )
+                try sink.repeatByte(UInt8(ascii: "Z"), count: 1_000_000)
+                try sink.append("\"}")
+            }
+        }),
+    Shape(
+        name: "hae-entries-before-name",
+        summary:
+            "Health Auto Export sleep entries whose metric's name comes after them, so each is held until it arrives (refused past 500 000)",
+        format: "json",
+        body: { size, sink in
+            let tail = "],\"name\":\"sleep_analysis\",\"units\":\"hr\"}]}}\n"
+            try haeEntries(size: size, sink: sink, head: "{\"data\":{\"metrics\":[{\"data\":[", tail: tail) { index in
+                try sink.append(haeEntry(index))
+            }
+        }),
+    Shape(
+        name: "hae-deep-nesting",
+        summary: "Health Auto Export sleep entries each holding arrays nested 250 deep in an ignored member",
+        format: "json",
+        body: { size, sink in
+            let nested = String(repeating: "[", count: 250) + String(repeating: "]", count: 250)
+            try haeEntries(size: size, sink: sink) { index in
+                try sink.append(String(haeEntry(index).dropLast()) + ",\"extra\":\(nested)}")
             }
         }),
     Shape(

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 public import SleepCore
 
-/// Reads an Apple Health `export.zip`, a bare `export.xml` or a CSV of sleep samples and
-/// passes each sleep sample to a callback, returning a ``ReadReport`` with counts,
+/// Reads an Apple Health `export.zip`, a bare `export.xml`, a CSV of sleep samples or a
+/// Health Auto Export JSON payload and passes each sleep sample to a callback, returning a ``ReadReport`` with counts,
 /// SHA-256 and per-record diagnostics.
 ///
 /// The kind is decided by content. Two threads share the work: one reads the input
@@ -45,25 +45,45 @@ public struct HealthImportReader: Sendable {
         onSample: (SleepSample, SampleLocation) throws -> Void,
         onProgress: (ImportProgress) -> Void = { _ in }
     ) throws -> ReadReport {
-        let input: RawInput
-        switch source {
-        case .path(let path):
-            input = try RawInput.open(path: path, idleTimeoutSeconds: options.idleTimeoutSeconds)
-        case .standardInput:
-            input = RawInput.borrowing(fileDescriptor: 0, name: "-", idleTimeoutSeconds: options.idleTimeoutSeconds)
-        case .fileDescriptor(let descriptor, let name):
-            input = RawInput.borrowing(
-                fileDescriptor: descriptor, name: name, idleTimeoutSeconds: options.idleTimeoutSeconds)
-        }
+        let input = try open(source)
         let decision = try sniff(input)
         return try withoutActuallyEscaping(onSample) { onSample in
             try run(input: input, decision: decision, onSample: onSample, onProgress: onProgress)
         }
     }
 
-    /// What kind of input `source` is (zip, XML or CSV), decided from its first bytes as
-    /// ``read(_:onSample:onProgress:)`` decides it; throws the same ``ImportError`` for an
-    /// input that is none of them. Reads only the first bytes.
+    /// Whether `source` will import, found without building a sample, as the upload
+    /// server checks a push before it queues it: the kind from the first bytes (as
+    /// ``kind(of:)``), and for a Health Auto Export payload a read to its end that checks
+    /// its JSON, that it is a payload, and that its sleep entries are samples rather than
+    /// per-night summaries. Throws the ``ImportError`` a read would throw for these; the
+    /// entries themselves (dates, values) are checked only by the read. Reads a payload
+    /// about twice as fast as ``read(_:onSample:onProgress:)``.
+    public func check(_ source: ImportSource) throws -> InputKind {
+        let input = try open(source)
+        let decision = try sniff(input)
+        let kind = Self.kind(of: decision)
+        guard kind == .healthAutoExport else { return kind }
+        _ = try run(input: input, decision: decision, onSample: { _, _ in }, onProgress: { _ in }, isCheckOnly: true)
+        return kind
+    }
+
+    private func open(_ source: ImportSource) throws -> RawInput {
+        switch source {
+        case .path(let path):
+            return try RawInput.open(path: path, idleTimeoutSeconds: options.idleTimeoutSeconds)
+        case .standardInput:
+            return RawInput.borrowing(fileDescriptor: 0, name: "-", idleTimeoutSeconds: options.idleTimeoutSeconds)
+        case .fileDescriptor(let descriptor, let name):
+            return RawInput.borrowing(
+                fileDescriptor: descriptor, name: name, idleTimeoutSeconds: options.idleTimeoutSeconds)
+        }
+    }
+
+    /// What kind of input `source` is (zip, XML, CSV or Health Auto Export JSON), decided
+    /// from its first bytes as ``read(_:onSample:onProgress:)`` decides it; throws the same
+    /// ``ImportError`` for an input that is none of them. Reads only the first bytes (a
+    /// JSON text is not checked further: ``read(_:onSample:onProgress:)`` checks it).
     public func kind(of source: ImportSource) throws -> InputKind {
         let input: RawInput
         switch source {
@@ -72,9 +92,14 @@ public struct HealthImportReader: Sendable {
         case .fileDescriptor(let descriptor, let name):
             input = RawInput.borrowing(fileDescriptor: descriptor, name: name)
         }
-        switch try sniff(input) {
+        return Self.kind(of: try sniff(input))
+    }
+
+    private static func kind(of decision: InputSniffer.Decision) -> InputKind {
+        switch decision {
         case .zip: return .zip
         case .xml: return .xml
+        case .healthAutoExport: return .healthAutoExport
         default: return .csv
         }
     }
@@ -94,7 +119,7 @@ public struct HealthImportReader: Sendable {
                 throw ImportError.badFile(
                     file: input.name, line: nil,
                     reason:
-                        "not an Apple Health export: neither a zip archive, an XML file nor a CSV with a header naming sourceName, startDate, endDate and value"
+                        "not an Apple Health export: neither a zip archive, an XML file, a Health Auto Export JSON payload nor a CSV with a header naming sourceName, startDate, endDate and value"
                 )
             default:
                 return decision
@@ -105,14 +130,9 @@ public struct HealthImportReader: Sendable {
     private func run(
         input: RawInput, decision: InputSniffer.Decision,
         onSample: @escaping (SleepSample, SampleLocation) throws -> Void,
-        onProgress: (ImportProgress) -> Void
+        onProgress: (ImportProgress) -> Void, isCheckOnly: Bool = false
     ) throws -> ReadReport {
-        let kind: InputKind
-        switch decision {
-        case .zip: kind = .zip
-        case .xml: kind = .xml
-        default: kind = .csv
-        }
+        let kind = Self.kind(of: decision)
         let session = ReadSession(
             report: ReadReport(kind: kind, inputName: input.name), options: options, onSample: onSample)
         let queue = ChunkQueue(capacity: options.queuedChunks)
@@ -132,7 +152,8 @@ public struct HealthImportReader: Sendable {
         producer.start()
         do {
             try consume(
-                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress)
+                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress,
+                isCheckOnly: isCheckOnly)
         } catch {
             // The reading thread may be waiting for a stalled stream: end that wait now
             // instead of after the idle timeout.
@@ -153,13 +174,15 @@ public struct HealthImportReader: Sendable {
     /// The scanning side: turns the queued bytes into samples.
     private func consume(
         queue: ChunkQueue, input: RawInput, decision: InputSniffer.Decision, session: ReadSession,
-        onProgress: (ImportProgress) -> Void
+        onProgress: (ImportProgress) -> Void, isCheckOnly: Bool
     ) throws {
         var textReader: (any TextSampleReader)?
         if case .csv(let header) = decision {
             textReader = try CSVSampleReader(fileName: input.name, header: header, session: session)
         } else if decision == .xml {
             textReader = XMLSampleReader(fileName: input.name, session: session)
+        } else if decision == .healthAutoExport {
+            textReader = HealthAutoExportReader(fileName: input.name, session: session, isCheckOnly: isCheckOnly)
         }
         var nextProgress = options.progressIntervalBytes
         while let event = try queue.pop() {

@@ -6,4 +6,7 @@ public enum InputKind: String, Sendable, Hashable, Codable {
     case xml
     /// A CSV of sleep samples with a recognised header line.
     case csv
+    /// A JSON payload of the iOS app Health Auto Export (`{"data":{"metrics":[...]}}`);
+    /// starts with `{` after an optional byte-order mark and white space. Stored as `hae`.
+    case healthAutoExport = "hae"
 }

@@ -5,9 +5,11 @@ enum InputSniffer {
         case zip
         case xml
         case csv(CSVHeader)
+        /// A JSON object: a Health Auto Export payload, checked as it is read.
+        case healthAutoExport
         /// The prefix is too short to decide.
         case needMoreBytes
-        /// Neither zip, XML nor a recognised CSV header.
+        /// Neither zip, XML, JSON nor a recognised CSV header.
         case unrecognized
     }
 
@@ -37,6 +39,9 @@ enum InputSniffer {
         }
         if index < prefix.count, prefix[index] == UInt8(ascii: "<") {
             return .xml
+        }
+        if index < prefix.count, prefix[index] == UInt8(ascii: "{") {
+            return .healthAutoExport
         }
         if index == prefix.count && !isComplete {
             return .needMoreBytes

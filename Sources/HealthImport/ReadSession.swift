@@ -21,20 +21,31 @@ final class ReadSession {
     func take(_ fields: SleepRecordFields, file: String, line: Int) throws {
         switch fields.sample() {
         case .success(let sample):
-            report.accepted += 1
-            report.stageCounts[sample.stage, default: 0] += 1
-            report.earliestStart = min(report.earliestStart ?? sample.start, sample.start)
-            report.latestEnd = max(report.latestEnd ?? sample.end, sample.end)
-            try onSample(sample, SampleLocation(file: file, line: line))
+            try accept(sample, file: file, line: line)
         case .failure(let rejection):
             reject(file: file, line: line, rejection)
         }
+    }
+
+    /// Counts an accepted sample and passes it on.
+    func accept(_ sample: SleepSample, file: String, line: Int) throws {
+        report.accepted += 1
+        report.stageCounts[sample.stage, default: 0] += 1
+        report.earliestStart = min(report.earliestStart ?? sample.start, sample.start)
+        report.latestEnd = max(report.latestEnd ?? sample.end, sample.end)
+        try onSample(sample, SampleLocation(file: file, line: line))
     }
 
     /// Counts a rejected record and keeps its diagnostic, its file and reason shortened
     /// (up to ``ReaderOptions/maximumDiagnostics``; beyond it, counted by kind of reason).
     func reject(file: String, line: Int, _ rejection: RecordRejection) {
         report.rejected += 1
+        note(file: file, line: line, rejection)
+    }
+
+    /// Keeps a diagnostic that rejects no record (such as an ignored Health Auto Export
+    /// metric) like a rejection's, under the same limit, without counting a rejected record.
+    func note(file: String, line: Int, _ rejection: RecordRejection) {
         if report.diagnostics.count < options.maximumDiagnostics {
             report.diagnostics.append(
                 ImportDiagnostic(

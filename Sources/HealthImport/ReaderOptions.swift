@@ -28,6 +28,12 @@ public struct ReaderOptions: Sendable, Hashable {
     /// and the cap). Default 1 MiB, the cap of one XML sleep record; real rows are about
     /// 150 bytes.
     public var maximumCSVRecordBytes: Int
+    /// The most entries of one Health Auto Export metric held while the metric's name is
+    /// still unknown (its `data` came before its `name`, so whether they are sleep is not
+    /// known yet); past it the payload is refused (``ImportError/badFile(file:line:reason:)``).
+    /// Default 1 000 000, 40 MB held (and at most 16 MiB of distinct source names); a 64 MiB
+    /// payload of the shortest real sleep entries holds about 650 000. At least 1.
+    public var maximumEntriesBeforeName: Int
     /// Size of the chunks passed from the reading (inflating) thread to the scanning
     /// thread. Default 1 MiB; at least 1.
     public var chunkBytes: Int
@@ -57,6 +63,7 @@ public struct ReaderOptions: Sendable, Hashable {
         maximumSleepRecordBytes: Int = 1 << 20,
         maximumSleepRecordDepth: Int = 64,
         maximumCSVRecordBytes: Int = 1 << 20,
+        maximumEntriesBeforeName: Int = 1_000_000,
         chunkBytes: Int = 1 << 20,
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
@@ -70,6 +77,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.maximumSleepRecordBytes = maximumSleepRecordBytes
         self.maximumSleepRecordDepth = max(maximumSleepRecordDepth, 1)
         self.maximumCSVRecordBytes = max(maximumCSVRecordBytes, 1)
+        self.maximumEntriesBeforeName = max(maximumEntriesBeforeName, 1)
         self.chunkBytes = max(chunkBytes, 1)
         self.queuedChunks = max(queuedChunks, 1)
         self.progressIntervalBytes = progressIntervalBytes

@@ -11,7 +11,8 @@ struct RecordRejection: Error, Hashable {
     }
 }
 
-/// The kinds of rejection; the raw value is the label rejections are counted under in
+/// The kinds of rejection (and of the diagnostics about ignored Health Auto Export data);
+/// the raw value is the label they are counted under in
 /// ``ReadReport/diagnosticsNotKeptByReason`` (documented in docs/import-formats.md).
 enum RejectionKind: String, CaseIterable, Sendable {
     case missingSourceName = "missing sourceName"
@@ -29,4 +30,14 @@ enum RejectionKind: String, CaseIterable, Sendable {
     case sleepRecordNotClosed = "sleep record not closed"
     case sleepRecordTooDeep = "sleep record nested too deep"
     case quotedFieldNotClosed = "quoted field not closed"
+    /// A Health Auto Export `sleep_analysis` entry that is not a JSON object.
+    case entryNotAnObject = "entry not an object"
+    /// A Health Auto Export entry with a value longer than the cap of one sleep record.
+    case entryTooLong = "entry too long"
+    /// Not a rejected record: a Health Auto Export metric other than `sleep_analysis`,
+    /// ignored with a diagnostic.
+    case ignoredMetric = "ignored metric"
+    /// Not a rejected record: a collection of a Health Auto Export payload other than its
+    /// metrics (`workouts`...), ignored with a diagnostic.
+    case ignoredData = "ignored data"
 }

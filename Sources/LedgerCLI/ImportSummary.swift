@@ -122,8 +122,11 @@ struct ImportSummary: Encodable {
                 "  \(diagnostic.file):\(diagnostic.line): \(diagnostic.reason)"
             )
         }
-        let more = rejected - min(rejected, min(diagnostics.count, Self.diagnosticsShown))
-        if more > 0 { lines.append("  and \(more) more rejected record\(more == 1 ? "" : "s")") }
+        // Every diagnostic is a rejected record, except a Health Auto Export payload's
+        // notes about metrics it ignored.
+        let more = diagnostics.count + diagnosticsNotKept - min(diagnostics.count, Self.diagnosticsShown)
+        let noun = kind == InputKind.healthAutoExport.rawValue ? "diagnostic" : "rejected record"
+        if more > 0 { lines.append("  and \(more) more \(noun)\(more == 1 ? "" : "s")") }
         if let inserted, inserted == 0, accepted > 0 {
             lines.append("nothing new: all \(accepted) samples were already imported")
         }

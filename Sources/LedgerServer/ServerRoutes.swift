@@ -115,7 +115,9 @@ public final class ServerRoutes: @unchecked Sendable {
         Route("GET", "/api/v1/imports") { routes, request, _ in
             .respond(routes.authorized(request) { caller in try routes.listImports(caller) })
         },
-        Route("POST", "/api/v1/imports") { routes, request, _ in routes.planUpload(request) },
+        Route("POST", "/api/v1/imports") { routes, request, _ in
+            routes.planUpload(request, policy: routes.exportUploadPolicy)
+        },
         Route("GET", "/api/v1/imports/{id}") { routes, request, captured in
             guard let id = importID(captured) else { return .respond(noSuchImport) }
             return .respond(routes.authorized(request) { caller in try routes.importStatus(id, caller) })
@@ -241,7 +243,27 @@ public final class ServerRoutes: @unchecked Sendable {
 
     // MARK: Uploads
 
-    func planUpload(_ request: HTTPRequest) -> Plan {
+    /// `POST /api/v1/imports`: an export.zip, export.xml or CSV up to the configured cap,
+    /// refused now (422) only when its first bytes are no export at all.
+    var exportUploadPolicy: UploadPolicy {
+        UploadPolicy(
+            maximumBytes: configuration.maximumUploadBytes, subject: "uploads", mediaTypes: Self.uploadMediaTypes,
+            unsupportedMediaTypeMessage:
+                "send an export.zip, export.xml or CSV (application/zip, text/xml, text/csv) or a form",
+            maximumPending: configuration.maximumPendingUploadsPerUser, fileName: "upload"
+        ) { descriptor, name throws(ServiceError) in
+            do {
+                _ = try HealthImportReader().kind(of: .fileDescriptor(descriptor, name: name))
+            } catch {
+                throw ServiceError(error)
+            }
+        }
+    }
+
+    /// The plan for an upload route: answered from the head (503 while stopping, 401, 403,
+    /// 413 for a declared length over the policy's cap, 411, 415, 429, 507), or streamed to
+    /// a spool file and answered by ``finishUpload(_:caller:base:policy:)``.
+    func planUpload(_ request: HTTPRequest, policy: UploadPolicy) -> Plan {
         if isStopping() {
             return .respond(.error(503, code: "stopping", message: "the server is stopping; try again shortly"))
         }
@@ -251,66 +273,68 @@ public final class ServerRoutes: @unchecked Sendable {
             return HTTPResponse(status: 100)
         }
         guard let caller else { return .respond(refusal) }
-        if let length = request.contentLength, length > configuration.maximumUploadBytes {
-            return .respond(
-                .error(
-                    413, code: "too_large",
-                    message: "uploads are limited to \(configuration.maximumUploadBytes) bytes"))
+        if let length = request.contentLength, length > policy.maximumBytes {
+            return .respond(policy.tooLarge)
         }
         guard request.contentLength != nil || request.isChunked else {
             return .respond(.error(411, code: "length_required", message: "send Content-Length or a chunked body"))
         }
-        guard let mediaType = request.mediaType, Self.uploadMediaTypes.contains(mediaType) else {
+        guard let mediaType = request.mediaType, policy.mediaTypes.contains(mediaType) else {
             return .respond(
-                .error(
-                    415, code: "unsupported_media_type",
-                    message: "send an export.zip, export.xml or CSV (application/zip, text/xml, text/csv) or a form"))
+                .error(415, code: "unsupported_media_type", message: policy.unsupportedMediaTypeMessage))
         }
         do {
             let pending = try pool.withSession { session in
                 try ImportQueue(session: session, host: configuration.hostName).pendingCount(userID: caller.userID)
             }
-            guard pending < configuration.maximumPendingUploadsPerUser else {
+            guard pending < policy.maximumPending else {
                 return .respond(
                     HTTPResponse(
                         ServiceError(
-                            .busy,
-                            "\(configuration.maximumPendingUploadsPerUser) uploads already wait or run; try again when one is done"
-                        )))
+                            .busy, "\(policy.maximumPending) uploads already wait or run; try again when one is done")))
             }
             guard Self.freeBytes(configuration.spoolFolder) >= configuration.minimumFreeSpoolBytes else {
                 return .respond(
                     .error(507, code: "insufficient_storage", message: "the server is short of space; try again later"))
             }
             let receiver = try UploadReceiver(
-                spoolFolder: configuration.spoolFolder, maximumBytes: configuration.maximumUploadBytes,
-                fileName: "upload", contentType: request.header("content-type"))
+                spoolFolder: configuration.spoolFolder, maximumBytes: policy.maximumBytes,
+                fileName: policy.fileName, contentType: request.header("content-type"))
             let base = baseURL(for: request)
-            return .upload(receiver) { [self] receiver in finishUpload(receiver, caller: caller, base: base) }
+            return .upload(receiver) { [self] receiver in
+                finishUpload(receiver, caller: caller, base: base, policy: policy)
+            }
         } catch {
             return .respond(Self.response(for: error))
         }
     }
 
-    /// Queues a complete upload: 202 with the new import, or 200 with the earlier import
-    /// of the same bytes.
-    func finishUpload(_ receiver: UploadReceiver, caller: TokenService.Caller, base: String) -> HTTPResponse {
+    /// Queues a complete upload that passes the policy's check: 202 with the new import,
+    /// or 200 with the earlier import of the same bytes; 422 with the check's reason.
+    func finishUpload(
+        _ receiver: UploadReceiver, caller: TokenService.Caller, base: String, policy: UploadPolicy
+    ) -> HTTPResponse {
         if receiver.isOverCap {
-            return .error(
-                413, code: "too_large", message: "uploads are limited to \(configuration.maximumUploadBytes) bytes")
+            return policy.tooLarge
         }
         do {
             let upload = try receiver.finish()
             do {
-                // Refuse what is no export at all now (422), with the importer's reason.
-                _ = try HealthImportReader().kind(of: .path(upload.spoolPath))
-            } catch let error as ImportError {
+                // Refuse what cannot be imported now (422), with the importer's reason; read
+                // through a descriptor so that messages name the upload, never the spool path.
+                let descriptor = open(upload.spoolPath, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    throw ServiceError(.unavailable, "cannot read the upload back from the spool folder")
+                }
+                defer { close(descriptor) }
+                try policy.check(descriptor, upload.fileName)
+            } catch {
                 try? FileManager.default.removeItem(atPath: upload.spoolPath)
-                return HTTPResponse(ServiceError(Self.naming(error, upload.fileName)))
+                return Self.response(for: error)
             }
             let queued = try pool.withSession { session in
                 try ImportQueue(session: session, host: configuration.hostName).enqueue(
-                    upload, userID: caller.userID, maximumPending: configuration.maximumPendingUploadsPerUser)
+                    upload, userID: caller.userID, maximumPending: policy.maximumPending)
             }
             struct Status: Encodable { var `import`: ImportDocument }
             switch queued {
@@ -328,14 +352,6 @@ public final class ServerRoutes: @unchecked Sendable {
         } catch {
             receiver.abandon()
             return Self.response(for: error)
-        }
-    }
-
-    /// The importer's error with the upload's name in place of the spool path.
-    static func naming(_ error: ImportError, _ name: String) -> ImportError {
-        switch error {
-        case .badFile(_, let line, let reason): return .badFile(file: name, line: line, reason: reason)
-        case .io(_, let reason): return .io(file: name, reason: reason)
         }
     }
 

@@ -97,6 +97,8 @@ struct StalledInputTests {
             try ExportZipWriter.write(
                 samples: samples, spec: ExportSpec(seed: 5, approximateXMLBytes: 1 << 20), toPath: path)
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        case .healthAutoExport:
+            return HealthAutoExportWriter.bytes(samples: samples)
         }
     }
 
@@ -107,7 +109,7 @@ struct StalledInputTests {
 
     @Test(
         "a pipe that sends part of an export and then nothing fails after the idle timeout",
-        arguments: [InputKind.xml, .zip, .csv])
+        arguments: [InputKind.xml, .zip, .csv, .healthAutoExport])
     func partThenNothing(kind: InputKind) throws {
         let bytes = try Self.export(kind)
         let pipe = try StalledPipe(sending: Array(bytes.prefix(bytes.count / 2)))

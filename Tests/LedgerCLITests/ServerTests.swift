@@ -115,7 +115,7 @@ struct ServerTests {
         #expect(response.status == 422, "\(response.body)")
         #expect(
             (response.json["error"] as? [String: Any])?["message"] as? String
-                == "upload: not an Apple Health export: neither a zip archive, an XML file nor a CSV with a header naming sourceName, startDate, endDate and value"
+                == "upload: not an Apple Health export: neither a zip archive, an XML file, a Health Auto Export JSON payload nor a CSV with a header naming sourceName, startDate, endDate and value"
         )
 
         // A declared length over the cap: 413 before a byte of the body is read.

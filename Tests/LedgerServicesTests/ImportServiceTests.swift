@@ -39,6 +39,56 @@ struct ImportServiceTests {
         #expect(history.allSatisfy { $0.kind == "zip" && $0.fileName == zip })
     }
 
+    @Test(
+        "a Health Auto Export payload imports as kind hae; an overlapping later payload adds only its new samples; a summarised one is refused"
+    )
+    func healthAutoExport() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        // Two pushes of a phone: nights 1-10, then nights 6-14 in another layout (other bytes).
+        let nights = Self.samples.filter { $0.end > $0.start }
+        let cut = nights.firstIndex { $0.start >= nights[nights.count / 2].start } ?? 0
+        let early = Array(nights.prefix(nights.count * 2 / 3))
+        let late = Array(nights.suffix(from: cut))
+        let first = try fixture.write(
+            "first.json", String(decoding: HealthAutoExportWriter.bytes(samples: early), as: UTF8.self))
+        let second = try fixture.write(
+            "second.json",
+            String(
+                decoding: HealthAutoExportWriter.bytes(
+                    samples: late, layout: .init(isTwelveHour: true, isDataBeforeName: true, fillerBytes: 2000)),
+                as: UTF8.self))
+        let service = ImportService(session: fixture.session)
+        let one = try service.importInput(.path(first), for: anna)
+        #expect(one.report.kind == .healthAutoExport)
+        #expect(one.outcome?.inserted == early.count)
+        let two = try service.importInput(.path(second), for: anna)
+        let shared = Set(early.map { "\($0.source)|\($0.start)|\($0.end)|\($0.stage)" })
+            .intersection(late.map { "\($0.source)|\($0.start)|\($0.end)|\($0.stage)" }).count
+        #expect(shared > 0)
+        #expect(two.outcome?.duplicates == shared)
+        #expect(two.outcome?.inserted == late.count - shared)
+        #expect(
+            two.report.diagnostics.map(\.reason) == [
+                "data.metrics[0] \"heart_rate\": \(two.report.recordsSeen - late.count) entries ignored (only sleep_analysis is imported)"
+            ])
+        let history = try service.history(for: anna)
+        #expect(history.map(\.kind) == ["hae", "hae"])
+        #expect(history.map(\.samplesInserted) == [Int64(late.count - shared), Int64(early.count)])
+        #expect(ImportService.diagnosticLines(history.first?.diagnosticsJSON ?? "").count == 1)
+
+        let summarized = try fixture.write(
+            "summary.json",
+            "{\"data\":{\"metrics\":[{\"name\":\"sleep_analysis\",\"data\":[{\"asleep\":6.1,\"inBed\":6.8,\"sleepStart\":\"2021-12-18 02:21:06 +0800\"}]}]}}"
+        )
+        let error = #expect(throws: ServiceError.self) { try service.importInput(.path(summarized), for: anna) }
+        #expect(error?.kind == .refusedInput)
+        #expect(error?.message.contains("turn \"Summarize Data\" off") == true)
+        #expect(try service.history(for: anna).first?.status == "failed")
+    }
+
     @Test("a refused input stores nothing, is recorded as failed, and says where and why")
     func refusedInput() throws {
         let fixture = try ServiceFixture()
