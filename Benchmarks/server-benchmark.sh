@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# Upload server benchmarks (docs/benchmarks.md, "Upload server"), each reported as a ratio
+# against a baseline measured in the same run:
+#
+#   upload   The generated export.zip of a 500 MB export.xml sent over loopback with curl
+#            to POST /api/v1/imports, from the first byte sent to the job's state `done`
+#            (polled every 20 ms), against `sleepledger import` of the same file by the
+#            CLI, interleaved run by run. The rollup that follows the import on the server
+#            is timed separately (until /api/v1/me shows a new last_rollup_at).
+#   summary  GET /api/v1/summary for 1,000 users (admin-benchmark-data: a year of nights
+#            each) under wrk with 16 connections and a random user's token per request,
+#            against pgbench with 16 clients running the transaction the server runs for
+#            it (set the user, read the stored summary) as the server's role.
+#   hae      POST /api/v1/ingest/health-auto-export of distinct 5 MB payloads from 8
+#            "phones" at once (curl), latency per request (p50, p99, max), against the same
+#            requests to GET /healthz in the same run.
+#   memory   20 users upload a 50 MB export.zip each at once; all must be imported; the
+#            server's peak resident memory (VmHWM) with the default worker count.
+#
+# Usage: Benchmarks/server-benchmark.sh [--runs N] [--keep DIR] [--upload-size SIZE]
+#        [--memory-size SIZE] [--duration SECONDS] [PART...]
+#   SERVER_BENCHMARK_BIN, when set, is the folder of the binaries to use instead of this
+#   checkout's release build.
+#   PART is upload, summary, hae or memory (default: all four); --runs (default 3) is the
+#   number of interleaved CLI/HTTP runs of `upload`; --keep DIR keeps generated exports;
+#   --upload-size is the export.xml size of `upload` (default 500MB); --memory-size that
+#   of `memory` (default 700MB, a zip of about 50 MB); --duration is wrk's and pgbench's
+#   (default 20 s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3
+keep=""
+upload_size=500MB
+memory_size=700MB
+duration=20
+parts=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
+    --upload-size) upload_size="$2"; shift 2 ;;
+    --memory-size) memory_size="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    *) parts+=("$1"); shift ;;
+  esac
+done
+[ ${#parts[@]} -gt 0 ] || parts=(upload summary hae memory)
+
+bash deploy/install-deps.sh wrk time postgresql-client >/dev/null
+if [ -n "${SERVER_BENCHMARK_BIN:-}" ]; then
+  bin="$SERVER_BENCHMARK_BIN"   # another build's folder (e.g. .build/debug, to try the script)
+else
+  for product in sleepledger make-export admin-benchmark-data; do
+    swift build -c release --product "$product" >/dev/null
+  done
+  bin="$(swift build -c release --show-bin-path)"
+fi
+pgbin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+
+work="$(mktemp -d /tmp/sleepledger-server-bench.XXXXXX)"
+chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
+data="${keep:-$work/data}"
+mkdir -p "$data"
+unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
+export SLEEPLEDGER_HOME="$work/home"
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+cleanup() {
+  stop_server
+  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$bin/sleepledger" db start >/dev/null
+conninfo="$("$bin/sleepledger" db url)"
+server_conninfo="$conninfo user=sleepledger_server"
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# start_server [ARGS...]: sleepledger serve on a free port, in the background; sets port.
+start_server() {
+  "$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" "$@" 2>"$work/server.log" &
+  server_pid=$!
+  port=""
+  for _ in $(seq 1 600); do
+    port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "the server did not start:" >&2; cat "$work/server.log" >&2; exit 1
+}
+
+user_number=0
+# fresh_user: a new user with a full token; sets user and token.
+fresh_user() {
+  user_number=$((user_number + 1))
+  user="bench$user_number"
+  "$bin/sleepledger" user add "$user" --time-zone Europe/Amsterdam >/dev/null
+  token="$("$bin/sleepledger" token create --user "$user" --name bench --scope full 2>/dev/null |
+    grep -o 'sl_[A-Za-z0-9_-]*' | head -1)"
+}
+
+json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# wait_done ID: polls the import until it is done (fails the run when it failed).
+wait_done() {
+  local state
+  while true; do
+    state="$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/api/v1/imports/$1" |
+      json_field 'd["import"]["state"]')"
+    case "$state" in
+      done) return 0 ;;
+      failed|cancelled) echo "import $1 ended $state" >&2; return 1 ;;
+    esac
+    sleep 0.02
+  done
+}
+
+export_file() { # export_file SIZE: the seeded zip of that XML size, made once
+  local zip="$data/export-$1.zip"
+  [ -s "$zip" ] || "$bin/make-export" --size "$1" --seed 1 --format zip --output "$zip" >/dev/null
+  echo "$zip"
+}
+
+part_upload() {
+  local zip; zip="$(export_file "$upload_size")"
+  start_server
+  echo "## upload: $(basename "$zip") ($(stat -c %s "$zip" | awk '{ printf "%.1f MB", $1 / 1e6 }')), $runs runs"
+  printf '%3s %8s %9s %9s %9s %7s\n' run cli_s upload_s to_done_s rollup_s ratio
+  for run in $(seq 1 "$runs"); do
+    fresh_user
+    local t0 t1; t0="$(now)"
+    "$bin/sleepledger" import --quiet --user "$user" "$zip" >/dev/null
+    t1="$(now)"; local cli; cli="$(elapsed "$t0" "$t1")"
+
+    fresh_user
+    t0="$(now)"
+    local answer id t_sent t_done t_rolled
+    answer="$(curl -s -H "Authorization: Bearer $token" -H "Content-Type: application/zip" \
+      --data-binary @"$zip" "http://127.0.0.1:$port/api/v1/imports")"
+    t_sent="$(now)"
+    id="$(echo "$answer" | json_field 'd["import"]["id"]')"
+    wait_done "$id"
+    t_done="$(now)"
+    until curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/api/v1/me" |
+      json_field 'd.get("last_rollup_at") or ""' | grep -q .; do sleep 0.02; done
+    t_rolled="$(now)"
+    local http; http="$(elapsed "$t0" "$t_done")"
+    printf '%3s %8s %9s %9s %9s %7s\n' "$run" "$cli" "$(elapsed "$t0" "$t_sent")" "$http" \
+      "$(elapsed "$t_done" "$t_rolled")" "$(awk -v c="$cli" -v h="$http" 'BEGIN { printf "%.2f", c / h }')"
+  done
+  echo "(ratio = CLI import seconds / upload-to-done seconds; the goal is at least 0.8)"
+  stop_server
+}
+
+# tokens_for_users FILE: a full token for each user whose handle is userNNNN (what
+# admin-benchmark-data makes), written to FILE one per line and stored as the server
+# expects (SHA-256 of the secret bytes).
+tokens_for_users() {
+  psql -tA "$conninfo" -c "SELECT handle FROM users WHERE handle ~ '^user[0-9]{4}$' ORDER BY handle" > "$work/handles.txt"
+  /usr/bin/python3 - "$work/handles.txt" "$1" "$work/tokens.csv" <<'PY'
+import base64, hashlib, secrets, sys
+handles_path, tokens_path, csv_path = sys.argv[1:4]
+with open(handles_path) as handles, open(tokens_path, "w") as tokens, open(csv_path, "w") as rows:
+    for handle in handles.read().split():
+        token_id, secret = secrets.randbits(63) or 1, secrets.token_bytes(32)
+        text = base64.urlsafe_b64encode(secret).rstrip(b"=").decode()
+        tokens.write(f"sl_{token_id:016x}_{text}\n")
+        rows.write(f"{handle},{token_id},\\x{hashlib.sha256(secret).hexdigest()}\n")
+PY
+  psql -q -v ON_ERROR_STOP=1 "$conninfo" <<SQL
+CREATE TEMPORARY TABLE bench_tokens (handle text, id bigint, secret_sha256 bytea);
+\copy bench_tokens FROM '$work/tokens.csv' WITH (FORMAT csv)
+INSERT INTO api_tokens (user_id, id, name, scope, secret_sha256)
+SELECT u.id, t.id, 'bench', 'full', t.secret_sha256 FROM bench_tokens t JOIN users u ON u.handle = t.handle;
+SQL
+}
+
+part_summary() {
+  local users=1000
+  echo "## summary: GET /api/v1/summary for $users users, 16 connections, ${duration} s each"
+  if [ "$(psql -tA "$conninfo" -c "SELECT count(*) FROM users WHERE handle LIKE 'user%'")" -lt "$users" ]; then
+    DATABASE_URL="$conninfo" "$bin/admin-benchmark-data" "$users" 365 >/dev/null
+  fi
+  tokens_for_users "$work/tokens.txt"
+  local low high
+  low="$(psql -tA "$conninfo" -c "SELECT min(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
+  high="$(psql -tA "$conninfo" -c "SELECT max(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
+  cat > "$work/summary.lua" <<LUA
+local tokens = {}
+for line in io.lines("$work/tokens.txt") do tokens[#tokens + 1] = line end
+math.randomseed(os.time())
+request = function()
+  local token = tokens[math.random(#tokens)]
+  return wrk.format("GET", "/api/v1/summary", { ["Authorization"] = "Bearer " .. token })
+end
+LUA
+  # The transaction the server runs for it (AccountService.summary as sleepledger_server).
+  cat > "$work/summary.sql" <<'SQL'
+\set uid random(:low, :high)
+BEGIN;
+SELECT set_config('sleepledger.user_id', (:uid)::text, true);
+SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = :uid;
+SELECT summary FROM summaries WHERE user_id = :uid AND horizon = 'weekly';
+COMMIT;
+SQL
+  # Sixteen connections from one address: the per-client limit must allow them.
+  start_server --max-per-client 32 --max-connections 64
+  wrk -t 2 -c 16 -d "${duration}s" --latency -s "$work/summary.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
+  stop_server
+  "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" -D low="$low" -D high="$high" -f "$work/summary.sql" \
+    "$server_conninfo" > "$work/pgbench.txt" 2>&1 || { cat "$work/pgbench.txt" >&2; exit 1; }
+  local wrk_rate pg_rate
+  wrk_rate="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
+  pg_rate="$(awk '/^tps/ { print $3 }' "$work/pgbench.txt")"
+  echo "wrk:     $wrk_rate requests/s; latency p50 $(awk '$1 == "50%" { print $2 }' "$work/wrk.txt")," \
+    "p99 $(awk '$1 == "99%" { print $2 }' "$work/wrk.txt"); $(grep -c . "$work/tokens.txt") tokens;" \
+    "$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$work/wrk.txt" || echo 'all 200')"
+  echo "pgbench: $pg_rate transactions/s; latency average $(awk '/latency average/ { print $4, $5 }' "$work/pgbench.txt")"
+  echo "ratio $(awk -v w="$wrk_rate" -v p="$pg_rate" 'BEGIN { printf "%.2f", w / p }') (server requests/s over pgbench transactions/s; the goal is at least 0.5)"
+}
+
+# hae_payload FILE SEED: a Health Auto Export body of about 5 MB, per-sample entries only,
+# distinct per seed (the times shift by SEED minutes).
+hae_payload() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import datetime, json, sys
+path, seed = sys.argv[1], int(sys.argv[2])
+zone = datetime.timezone(datetime.timedelta(hours=2))
+start = datetime.datetime(2024, 1, 1, 23, 0, tzinfo=zone) + datetime.timedelta(minutes=seed)
+stages = ["Core", "Deep", "Core", "REM", "Awake"]
+entries, size, i = [], 0, 0
+while size < 5_000_000:
+    begin = start + datetime.timedelta(days=i // 40, minutes=(i % 40) * 12)
+    end = begin + datetime.timedelta(minutes=11)
+    entry = {"startDate": begin.strftime("%Y-%m-%d %H:%M:%S %z"), "endDate": end.strftime("%Y-%m-%d %H:%M:%S %z"),
+             "value": stages[i % len(stages)], "source": "Bench Watch", "qty": 11 / 60, "date": None}
+    entries.append(entry)
+    size += len(json.dumps(entry)) + 2
+    i += 1
+json.dump({"data": {"metrics": [{"name": "sleep_analysis", "units": "hr", "data": entries}]}}, open(path, "w"))
+PY
+}
+
+# latencies LABEL FILE: p50, p99 and max of the seconds in FILE (one per line).
+latencies() {
+  sort -n "$2" | awk -v label="$1" '{ v[NR] = $1 } END {
+    p50 = v[int((NR - 1) * 0.50) + 1]; p99 = v[int((NR - 1) * 0.99) + 1]
+    printf "%-8s %4d requests: p50 %.3f s, p99 %.3f s, max %.3f s\n", label, NR, p50, p99, v[NR] }'
+}
+
+part_hae() {
+  local phones=8 per_phone=12
+  echo "## hae: $phones phones at once, $per_phone distinct 5 MB payloads each"
+  start_server --max-per-client 32 --max-pending 1000
+  local tokens=()
+  for phone in $(seq 1 "$phones"); do
+    fresh_user; tokens+=("$token")
+    for request in $(seq 1 "$per_phone"); do
+      [ -s "$data/hae-$phone-$request.json" ] || hae_payload "$data/hae-$phone-$request.json" $((phone * 100 + request))
+    done
+  done
+  echo "payload: $(stat -c %s "$data/hae-1-1.json" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
+  : > "$work/hae.txt"; : > "$work/healthz.txt"
+  local pids=()
+  for phone in $(seq 1 "$phones"); do
+    (
+      for request in $(seq 1 "$per_phone"); do
+        curl -s -o /dev/null -w '%{time_total} %{http_code}\n' -H "Authorization: Bearer ${tokens[$((phone - 1))]}" \
+          -H "Content-Type: application/json" --data-binary @"$data/hae-$phone-$request.json" \
+          "http://127.0.0.1:$port/api/v1/ingest/health-auto-export" >> "$work/hae.txt"
+        curl -s -o /dev/null -w '%{time_total} %{http_code}\n' "http://127.0.0.1:$port/healthz" >> "$work/healthz.txt"
+      done
+    ) &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  echo "statuses: $(awk '{ print $2 }' "$work/hae.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+  awk '{ print $1 }' "$work/hae.txt" > "$work/hae-seconds.txt"
+  awk '{ print $1 }' "$work/healthz.txt" > "$work/healthz-seconds.txt"
+  latencies ingest "$work/hae-seconds.txt"
+  latencies healthz "$work/healthz-seconds.txt"
+  echo "(the goal: ingest p99 under 1 s; /healthz under the same load is the baseline)"
+  stop_server
+}
+
+part_memory() {
+  local zip; zip="$(export_file "$memory_size")"
+  local users=20
+  # Twenty people come from twenty addresses; here they all come from 127.0.0.1.
+  start_server --max-per-client 32
+  echo "## memory: $users users upload $(basename "$zip") ($(stat -c %s "$zip" | awk '{ printf "%.1f MB", $1 / 1e6 }')) at once, default workers"
+  local tokens=() t0; t0="$(now)"
+  for _ in $(seq 1 "$users"); do fresh_user; tokens+=("$token"); done
+  local pids=()
+  for i in $(seq 0 $((users - 1))); do
+    curl -s -o "$work/answer-$i.json" -H "Authorization: Bearer ${tokens[$i]}" -H "Content-Type: application/zip" \
+      --data-binary @"$zip" "http://127.0.0.1:$port/api/v1/imports" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  local t_sent; t_sent="$(now)"
+  for i in $(seq 0 $((users - 1))); do
+    token="${tokens[$i]}"
+    wait_done "$(json_field 'd["import"]["id"]' < "$work/answer-$i.json")"
+  done
+  local t_done; t_done="$(now)"
+  local peak; peak="$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$server_pid/status")"
+  echo "all $users imports done: uploads $(elapsed "$t0" "$t_sent") s, all imported $(elapsed "$t0" "$t_done") s;" \
+    "server peak RSS ${peak} MB (the goal: under 256 MB)"
+  stop_server
+}
+
+for part in "${parts[@]}"; do
+  case "$part" in
+    upload) part_upload ;;
+    summary) part_summary ;;
+    hae) part_hae ;;
+    memory) part_memory ;;
+    *) echo "unknown part: $part" >&2; exit 64 ;;
+  esac
+done
