@@ -10,6 +10,7 @@ packages=(
   libarchive-dev              # zip reading (importer)
   libssl-dev                  # SHA-256 and secure random (libcrypto)
   libmicrohttpd-dev           # the upload server's HTTP
+  libargon2-dev               # Argon2id password hashes (sign-in)
   curl                        # the server tests' HTTP client
   python3-jsonschema          # the server tests check responses against docs/openapi.json
   openssl                     # throwaway TLS certificates in the server tests
@@ -17,6 +18,8 @@ packages=(
   caddy                       # the reverse proxy of deploy/caddy (validated and run by the tests)
   libicu-dev                  # Unicode normalization and case folding of user handles (ICU)
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
+  chromium chromium-driver    # the browser tests' headless Chromium and its WebDriver
+  python3-selenium            # drives it from Tests/Browser/*.py (run with /usr/bin/python3)
   "$@"
 )
 
