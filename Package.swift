@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // Glibc's posix_spawn extensions and wait-status macros for Swift (a tiny C shim).
         .target(name: "CProcessShims"),
@@ -27,8 +28,9 @@ let package = Package(
         .target(name: "SleepCore"),
         // Seeded generator of realistic sample streams, for tests and benchmarks.
         .target(name: "SleepFixtures", dependencies: ["SleepCore"]),
-        // SHA-256, secure random bytes and constant-time comparison through libcrypto.
-        .target(name: "LedgerCrypto", dependencies: ["COpenSSL"]),
+        // SHA-256, HMAC, secure random bytes and constant-time comparison through libcrypto;
+        // Argon2id password hashes through libargon2.
+        .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "CArgon2"]),
         // Readers: export.zip / export.xml / CSV to SleepCore samples plus diagnostics.
         .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "LedgerCrypto"]),
         // Reports from SleepCore values: SVG charts, duration, time and label formatting.
@@ -93,6 +95,7 @@ let package = Package(
             path: "Benchmarks/rollup-benchmark"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
+        .testTarget(name: "LedgerCryptoTests", dependencies: ["LedgerCrypto"]),
         .testTarget(
             name: "HealthImportTests",
             dependencies: ["HealthImport", "LedgerCrypto", "SleepCore", "SleepFixtures", "ExportFixtures"],
