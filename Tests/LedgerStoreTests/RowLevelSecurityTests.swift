@@ -13,6 +13,7 @@ struct RowLevelSecurityTests {
     static let tables = [
         ("users", "id"), ("imports", "user_id"), ("sleep_samples", "user_id"), ("rollup_state", "user_id"),
         ("nights", "user_id"), ("naps", "user_id"), ("summaries", "user_id"), ("api_tokens", "user_id"),
+        ("user_passwords", "user_id"), ("web_sessions", "user_id"),
     ]
 
     /// A migrated database with roles, two users and a row of theirs in every table.
@@ -46,9 +47,16 @@ struct RowLevelSecurityTests {
             try TokenStore(connection: connection).add(
                 userID: user.id, id: user.id * 1000, name: "phone", scope: .full,
                 secretSHA256: [UInt8](repeating: 7, count: 32))
+            try PasswordStore(connection: connection).set(
+                userID: user.id, passwordHash: "$argon2id$v=19$m=8,t=1,p=1$\(user.handle)$hash", at: 1_709_400_000)
+            try WebSessionStore(connection: connection).add(
+                userID: user.id, secretSHA256: sessionHash(user), at: 1_709_400_000, expiresAt: 1_709_500_000)
         }
         return (connection, anna, ben)
     }
+
+    /// The stored session hash of `user`'s session in ``twoUsers()``.
+    static func sessionHash(_ user: User) -> [UInt8] { [UInt8](repeating: UInt8(user.id % 200), count: 32) }
 
     /// Runs `body` as the server's role inside a transaction naming `userID` (none: `nil`).
     static func asServer<T>(_ connection: Connection, userID: Int64?, _ body: (Connection) throws -> T) throws -> T {
@@ -136,6 +144,55 @@ struct RowLevelSecurityTests {
         // The function hands out the hash and owner, not the table.
         #expect(
             try Self.asServer(connection, userID: nil) { try $0.execute("SELECT * FROM api_tokens").rows.count } == 0)
+    }
+
+    @Test("a password and a session are found before the user is known, and only those")
+    func signInLookUps() throws {
+        let (connection, anna, ben) = try Self.twoUsers()
+        defer { connection.close() }
+        let credential = try Self.asServer(connection, userID: nil) { connection in
+            try PasswordStore(connection: connection).credential(handleKey: UserHandle.key("BEN"))
+        }
+        #expect(credential?.userID == ben.id)
+        #expect(credential?.passwordHash.hasPrefix("$argon2id$v=19$m=8,t=1,p=1$ben$") == true)
+        #expect(
+            try Self.asServer(connection, userID: nil) {
+                try PasswordStore(connection: $0).credential(handleKey: "nobody")
+            } == nil)
+        let found = try Self.asServer(connection, userID: nil) { connection in
+            try WebSessionStore(connection: connection).session(secretSHA256: Self.sessionHash(anna))
+        }
+        #expect(found?.userID == anna.id)
+        #expect(found?.lastUsedAt == 1_709_400_000 && found?.expiresAt == 1_709_500_000)
+        #expect(
+            try Self.asServer(connection, userID: nil) {
+                try WebSessionStore(connection: $0).session(secretSHA256: [UInt8](repeating: 9, count: 32))
+            } == nil)
+        // The functions hand out those columns, not the tables.
+        for table in ["user_passwords", "web_sessions"] {
+            #expect(
+                try Self.asServer(connection, userID: nil) { try $0.execute("SELECT * FROM \(table)").rows.count } == 0)
+        }
+        // Ending another person's sessions touches nothing.
+        let ended = try Self.asServer(connection, userID: anna.id) {
+            try WebSessionStore(connection: $0).removeAll(userID: ben.id)
+        }
+        #expect(ended == 0)
+    }
+
+    @Test("the read-only role cannot read password hashes, and reads the rest as before")
+    func readOnlyWithoutPasswords() throws {
+        let (connection, _, _) = try Self.twoUsers()
+        defer { connection.close() }
+        try connection.execute("SET ROLE sleepledger_readonly")
+        let refused = #expect(throws: PostgresError.self) {
+            try connection.execute("SELECT password_hash FROM user_passwords")
+        }
+        #expect(refused?.sqlState == "42501")
+        try connection.execute("RESET ROLE")
+        try connection.execute("SET ROLE sleepledger_readonly")
+        #expect(try connection.execute("SELECT count(*) FROM web_sessions").single().int(0) == 2)
+        try connection.execute("RESET ROLE")
     }
 
     @Test("the server's role is no superuser, has no BYPASSRLS and owns nothing")

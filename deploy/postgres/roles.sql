@@ -118,6 +118,16 @@ BEGIN
 END
 $$;
 
+-- Password hashes are for signing in only: support staff (the read-only role) have no
+-- use for them, and the server reads them through sleepledger_password_credentials.
+DO $$
+BEGIN
+    IF to_regclass('public.user_passwords') IS NOT NULL THEN
+        REVOKE ALL ON public.user_passwords FROM sleepledger_readonly;
+    END IF;
+END
+$$;
+
 -- Tables and sequences that later migrations create, as sleepledger_owner or as the
 -- user running this script, are usable before this script runs again.
 ALTER DEFAULT PRIVILEGES FOR ROLE sleepledger_owner IN SCHEMA public
