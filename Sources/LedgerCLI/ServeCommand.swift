@@ -31,6 +31,11 @@ enum ServeCommand {
           --max-per-client N        Connections at once from one client address (default 8)
           --idle-timeout SECONDS    Close a connection silent this long (default 30)
           --stop-deadline SECONDS   On SIGTERM, how long running uploads may go on (default 30)
+          --sign-in-limits P1/P2,A1/A2
+                                    Failed sign-ins of one handle from one address before
+                                    attempts are slowed (P1) and refused (P2), and of one
+                                    address (A1, A2) (default 3/10,10/50)
+          --sign-in-lockout SECONDS How long refused sign-ins stay refused (default 900)
 
         These options can also come from the environment: SLEEPLEDGER_LISTEN,
         SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL,
@@ -42,6 +47,7 @@ enum ServeCommand {
     static let options: Set<String> = [
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
+        "sign-in-limits", "sign-in-lockout",
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -123,9 +129,34 @@ enum ServeCommand {
         }
         if let text = arguments.value("max-upload") { configuration.maximumUploadBytes = try size(text, "max-upload") }
         if let text = arguments.value("min-free") { configuration.minimumFreeSpoolBytes = try size(text, "min-free") }
+        if let text = arguments.value("sign-in-limits") {
+            guard let limits = signInLimits(text, configuration.signInLimits) else {
+                throw CLIError.usage(
+                    "--sign-in-limits must read PAIR_SLOW/PAIR_REFUSE,ADDRESS_SLOW/ADDRESS_REFUSE such as 3/10,10/50, "
+                        + "not '\(text)'", help: usage)
+            }
+            configuration.signInLimits = limits
+        }
+        if let text = arguments.value("sign-in-lockout") {
+            configuration.signInLimits.lockoutSeconds = Int64(try number(text, "sign-in-lockout"))
+        }
         let problems = configuration.problems()
         guard problems.isEmpty else { throw CLIError.usage(problems.joined(separator: "; "), help: usage) }
         return configuration
+    }
+
+    /// `3/10,10/50`: the thresholds per handle and address, then per address, over `limits`.
+    static func signInLimits(_ text: String, _ limits: SignInLimits) -> SignInLimits? {
+        let pairs = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        }
+        guard pairs.count == 2, pairs.allSatisfy({ $0.count == 2 }),
+            case let numbers = pairs.flatMap({ $0 }).compactMap({ $0 }), numbers.count == 4
+        else { return nil }
+        var limits = limits
+        (limits.pairSlowAfter, limits.pairRefuseAfter) = (numbers[0], numbers[1])
+        (limits.addressSlowAfter, limits.addressRefuseAfter) = (numbers[2], numbers[3])
+        return limits
     }
 
     /// `127.0.0.1:8080` or `[::1]:8080`.

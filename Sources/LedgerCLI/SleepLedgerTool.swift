@@ -11,7 +11,7 @@ public enum SleepLedgerTool {
         Commands:
           db status|start|stop|url   Manage the embedded PostgreSQL cluster
           migrate [--status]         Apply pending schema migrations, or list them
-          user add|list|set|remove   Manage users
+          user add|list|set|remove|passwd  Manage users and their web passwords
           import --user HANDLE FILE... Import Apple Health exports (zip, XML, CSV, -)
           rollup [--user H] [--all]  Build nights and summaries from stored samples
           token create|list|revoke   Personal API tokens for the upload server

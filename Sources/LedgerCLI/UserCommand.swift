@@ -4,7 +4,7 @@ import LedgerStore
 import SleepCore
 import SleepReports
 
-/// `sleepledger user add|list|set|remove`: manages the people whose sleep is tracked.
+/// `sleepledger user add|list|set|remove|passwd`: manages the people whose sleep is tracked.
 enum UserCommand {
     static let usage = """
         Usage: sleepledger user <action> [options]
@@ -18,11 +18,16 @@ enum UserCommand {
                                user's summaries stale)
           remove HANDLE --yes  Delete the user and all of their data (waits for a
                                running import of the user to finish)
+          passwd HANDLE        Set the user's password for the web pages: prompted twice
+                               without echo on a terminal, else the first line of
+                               standard input; ends the user's web sessions
 
         A handle is 1-64 letters, digits, '.', '_', '-' or '@'; handles are unique
         regardless of letter case and accent encoding (Åsa and åsa are one user).
         Durations are written like 8h, 7h30m, 450m or 7.5h. Target sleep drives debt;
         minimum acceptable drives compliance: 0 < minimum <= target <= 24h.
+        A password has at least 10 characters and at most 1024 bytes (after Unicode NFKC
+        normalization); it is stored as an Argon2id hash.
         """
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -30,7 +35,7 @@ enum UserCommand {
             words, options: ["handle", "time-zone", "target", "minimum", "format"], flags: ["yes"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard let action = arguments.positionals.first else {
-            throw CLIError.usage("user needs an action: add, list, set or remove", help: usage)
+            throw CLIError.usage("user needs an action: add, list, set, remove or passwd", help: usage)
         }
         let handles = Array(arguments.positionals.dropFirst())
         let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
@@ -93,6 +98,18 @@ enum UserCommand {
                 )
             }
             console.print("removed \(MessageText.escaped(handle)) and all of their data")
+        case "passwd":
+            let handle = try singleHandle(handles)
+            let password = try PasswordInput.read(for: handle, console: console)
+            _ = try PasswordRules.newPassword(password)
+            let session = try database.open(access: .writes)
+            defer { session.close() }
+            let (user, ended) = try PasswordService(session: session, hashing: PasswordHashing(maximumConcurrent: 1))
+                .set(
+                    handle: handle, password: password, now: Int64(Date().timeIntervalSince1970))
+            console.print(
+                "set the password of \(MessageText.escaped(user.handle))"
+                    + (ended == 0 ? "" : " (ended \(ended) web session\(ended == 1 ? "" : "s"))"))
         default:
             throw CLIError.usage("unknown user action \(MessageText.quoted(action))", help: usage)
         }

@@ -18,11 +18,19 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The address the client used, as the trusted proxy reports it
     /// (`X-Forwarded-Proto://Host`); `nil` for a request that did not come through it.
     public var forwardedOrigin: String?
+    /// Cookies by name, as libmicrohttpd parsed the `Cookie` header (the first of a
+    /// repeated name: the one of the most specific path).
+    public var cookies: [String: String]
+    /// The fields of a form body (`application/x-www-form-urlencoded`, or the non-file
+    /// parts of `multipart/form-data`), decoded by libmicrohttpd's post processor, for the
+    /// routes that read a form (the last value of a repeated name); empty otherwise.
+    public var form: [String: String]
 
     /// Creates a request.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        clientAddress: String = "127.0.0.1", body: [UInt8] = [], forwardedOrigin: String? = nil
+        clientAddress: String = "127.0.0.1", body: [UInt8] = [], forwardedOrigin: String? = nil,
+        cookies: [String: String] = [:], form: [String: String] = [:]
     ) {
         self.method = method
         self.path = path
@@ -31,6 +39,8 @@ public struct HTTPRequest: Sendable, Hashable {
         self.clientAddress = clientAddress
         self.body = body
         self.forwardedOrigin = forwardedOrigin
+        self.cookies = cookies
+        self.form = form
     }
 
     /// The value of header `name` (any case).

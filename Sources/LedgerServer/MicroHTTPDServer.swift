@@ -64,6 +64,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var postProcessor: OpaquePointer?
         var isMultipart = false
         var fileKey: String?
+        /// The fields of a form body so far (``ServerRoutes/Plan/form(limit:_:)``).
+        var formFields: [String: [UInt8]] = [:]
+        var formBytes = 0
         let started: ContinuousClock.Instant
         var status = 0
         var responseBytes = 0
@@ -240,6 +243,14 @@ final class MicroHTTPDServer: @unchecked Sendable {
         server.completed(state, isComplete: termination == .REQUEST_TERMINATED_COMPLETED_OK)
     }
 
+    private static let cookieCallback: MHD_KeyValueIterator = { context, _, key, value in
+        guard let context, let key else { return .YES }
+        let box = Unmanaged<Box<[String: String]>>.fromOpaque(context).takeUnretainedValue()
+        let name = String(cString: key)
+        if box.value[name] == nil { box.value[name] = value.map { String(cString: $0) } ?? "" }
+        return .YES
+    }
+
     private static let headerCallback: MHD_KeyValueIterator = { context, _, key, value in
         guard let context, let key else { return .YES }
         let box = Unmanaged<Box<[String: String]>>.fromOpaque(context).takeUnretainedValue()
@@ -250,9 +261,17 @@ final class MicroHTTPDServer: @unchecked Sendable {
     }
 
     private static let postCallback: MHD_PostDataIterator = {
-        context, _, key, fileName, contentType, _, data, _, size in
+        context, _, key, fileName, contentType, _, data, offset, size in
         guard let context else { return .NO }
         let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
+        if case .form = state.plan {
+            // A form's fields, in pieces for long values; a file part of a form is no field.
+            guard fileName == nil, let key else { return .YES }
+            let name = String(cString: key)
+            let piece = data.map { UnsafeRawBufferPointer(start: $0, count: size) }.map(Array.init) ?? []
+            if offset == 0 { state.formFields[name] = piece } else { state.formFields[name, default: []] += piece }
+            return .YES
+        }
         guard fileName != nil, case .upload(let receiver, _) = state.plan else { return .YES }
         let name = key.map { String(cString: $0) } ?? ""
         if state.fileKey == nil {
@@ -334,6 +353,15 @@ final class MicroHTTPDServer: @unchecked Sendable {
             var request = state.request
             request.body = state.collected
             return queue(answer(request), state, connection)
+        case .form(_, let answer):
+            if let processor = state.postProcessor {
+                let complete = MHD_destroy_post_processor(processor) == .YES
+                state.postProcessor = nil
+                guard complete else { return queue(Self.badForm, state, connection) }
+            }
+            var request = state.request
+            request.form = state.formFields.mapValues { String(decoding: $0, as: UTF8.self) }
+            return queue(answer(request), state, connection)
         case .upload(let receiver, let finish):
             if let processor = state.postProcessor {
                 MHD_destroy_post_processor(processor)
@@ -356,6 +384,26 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 state.collected = []
             } else if !state.isOverLimit {
                 state.collected.append(contentsOf: bytes)
+            }
+            return .YES
+        case .form(let limit, _):
+            state.formBytes += bytes.count
+            guard state.formBytes <= limit else {
+                // The rest is read and dropped (up to the upload cap), then this is the answer.
+                state.deferred = .error(413, code: "too_large", message: "the form is larger than this route accepts")
+                return .YES
+            }
+            if state.postProcessor == nil {
+                // Only url-encoded and multipart bodies get one: anything else is no form.
+                state.postProcessor = MHD_create_post_processor(
+                    connection, 16 << 10, Self.postCallback, Unmanaged.passUnretained(state).toOpaque())
+            }
+            guard let processor = state.postProcessor,
+                let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                MHD_post_process(processor, base, bytes.count) == .YES
+            else {
+                state.deferred = Self.badForm
+                return .YES
             }
             return .YES
         case .upload(let receiver, _):
@@ -390,6 +438,10 @@ final class MicroHTTPDServer: @unchecked Sendable {
         }
     }
 
+    /// The answer to a form body that cannot be read.
+    static let badForm = HTTPResponse.error(
+        400, code: "bad_form", message: "the form could not be read (not url-encoded or multipart, or malformed)")
+
     /// Queues `response` once; later calls of the request consume and drop body bytes.
     private func queue(_ response: HTTPResponse, _ state: RequestState, _ connection: OpaquePointer) -> MHD_Result {
         guard !state.isAnswered else { return .YES }
@@ -412,10 +464,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
     private func head(_ connection: OpaquePointer, url: String, method: String) -> HTTPRequest {
         let headers = Box<[String: String]>([:])
         let query = Box<[String: String]>([:])
+        let cookies = Box<[String: String]>([:])
         _ = MHD_get_connection_values(
             connection, .HEADER_KIND, Self.headerCallback, Unmanaged.passUnretained(headers).toOpaque())
         _ = MHD_get_connection_values(
             connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
+        _ = MHD_get_connection_values(
+            connection, .COOKIE_KIND, Self.cookieCallback, Unmanaged.passUnretained(cookies).toOpaque())
         var client = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
         var origin: String?
         // Forwarded headers are believed from the trusted proxy only.
@@ -432,7 +487,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         }
         return HTTPRequest(
             method: method, path: url, query: query.value, headers: headers.value, clientAddress: client,
-            forwardedOrigin: origin)
+            forwardedOrigin: origin, cookies: cookies.value)
     }
 
     /// The numeric host of a socket address.

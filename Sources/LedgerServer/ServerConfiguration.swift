@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+public import LedgerServices
 
 /// Everything `sleepledger serve` is told, built once from flags and the environment and
 /// validated before the server starts. Every field has a documented default.
@@ -56,6 +57,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var metricsHost: String?
     /// The port of the metrics listener; 0 picks a free one (tests). Default 9464.
     public var metricsPort: UInt16
+    /// How failed sign-ins are slowed and refused. Default ``SignInLimits/init()``.
+    public var signInLimits: SignInLimits
+    /// How long web sessions last. Default 30 days from sign-in, 7 days without use.
+    public var sessionPolicy: WebSessionService.Policy
+    /// Password hashes (sign-ins, password changes) computed at once, each holding
+    /// Argon2id's 64 MiB. Default 2.
+    public var maximumConcurrentPasswordHashes: Int
 
     /// Creates a configuration with every default; `spoolFolder` has no default that fits
     /// every installation, so it is a parameter.
@@ -81,6 +89,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         tlsKeyPath = nil
         metricsHost = "127.0.0.1"
         metricsPort = 9464
+        signInLimits = SignInLimits()
+        sessionPolicy = WebSessionService.Policy()
+        maximumConcurrentPasswordHashes = 2
     }
 
     /// Whether the main listener speaks TLS (a certificate and a key were given).
@@ -126,6 +137,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             found.append("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
         }
+        found += signInLimits.problems()
+        if maximumConcurrentPasswordHashes < 1 { found.append("password hashes at once must be at least 1") }
         if let metricsHost {
             if inet_pton(AF_INET, metricsHost, &address) != 1 && inet_pton(AF_INET6, metricsHost, &address6) != 1 {
                 found.append("the metrics listen address '\(metricsHost)' is not an IPv4 or IPv6 address")

@@ -15,6 +15,9 @@ public final class ServerRoutes: @unchecked Sendable {
         case respond(HTTPResponse)
         /// Read a body of at most `limit` bytes into memory, then answer.
         case collect(limit: Int, (HTTPRequest) -> HTTPResponse)
+        /// Read a form body of at most `limit` bytes into ``HTTPRequest/form`` (through
+        /// libmicrohttpd's post processor), then answer.
+        case form(limit: Int, (HTTPRequest) -> HTTPResponse)
         /// Stream the body into the receiver, then answer with `finish`.
         case upload(UploadReceiver, finish: (UploadReceiver) -> HTTPResponse)
     }
@@ -24,6 +27,12 @@ public final class ServerRoutes: @unchecked Sendable {
     let database: LedgerDatabase
     let pool: SessionPool
     let now: @Sendable () -> Int64
+    /// Password hashing for sign-ins, bounded by ``ServerConfiguration/maximumConcurrentPasswordHashes``.
+    let passwordHashing: PasswordHashing
+    /// Failed sign-ins of this process (``ServerConfiguration/signInLimits``).
+    let signInThrottle: SignInThrottle
+    /// Waits the given seconds (a slowed sign-in); injected so that tests need not wait.
+    let pause: @Sendable (Double) -> Void
     private let onQueued: @Sendable () -> Void
     private let isStopping: @Sendable () -> Bool
     private let publicURLLock = NSLock()
@@ -45,16 +54,20 @@ public final class ServerRoutes: @unchecked Sendable {
 
     /// Routes over `pool` (sessions of `database` as the server's role), with the clock
     /// `now`; `onQueued` wakes the workers after an upload was queued; `isStopping` turns
-    /// new work away with 503.
+    /// new work away with 503; `pause` waits before a slowed sign-in.
     public init(
         configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool,
         now: @escaping @Sendable () -> Int64, onQueued: @escaping @Sendable () -> Void = {},
-        isStopping: @escaping @Sendable () -> Bool = { false }
+        isStopping: @escaping @Sendable () -> Bool = { false },
+        pause: (@Sendable (Double) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.database = database
         self.pool = pool
         self.now = now
+        self.pause = pause ?? { seconds in usleep(UInt32(min(seconds, 60) * 1_000_000)) }
+        passwordHashing = PasswordHashing(maximumConcurrent: configuration.maximumConcurrentPasswordHashes)
+        signInThrottle = SignInThrottle(limits: configuration.signInLimits)
         self.onQueued = onQueued
         self.isStopping = isStopping
         publicURLValue = configuration.effectivePublicURL
@@ -101,7 +114,10 @@ public final class ServerRoutes: @unchecked Sendable {
     }
 
     /// Every route the server answers, in the order they are tried.
-    public static let table: [Route] = importRoutes + accountRoutes + healthAutoExportRoutes
+    public static let table: [Route] = apiTable + pageRoutes
+
+    /// The API's routes: exactly the operations of the OpenAPI document (docs/openapi.json).
+    public static let apiTable: [Route] = importRoutes + accountRoutes + healthAutoExportRoutes
 
     /// Health and the import queue.
     static let importRoutes: [Route] = [
@@ -173,12 +189,14 @@ public final class ServerRoutes: @unchecked Sendable {
     // MARK: Authentication
 
     /// Runs `body` for the caller the request's token names, or answers 401 (no body read),
-    /// or 403 when the token's scope is narrower than `scope`.
+    /// or 403 when the token's scope is narrower than `scope`. Without a token, a web
+    /// session's cookie may speak for the caller instead (``authorizedBySession(_:_:)``).
     func authorized(
         _ request: HTTPRequest, requiring scope: TokenStore.Scope = .ingest,
         _ body: (TokenService.Caller) throws -> HTTPResponse
     ) -> HTTPResponse {
         guard let token = request.bearerToken else {
+            if request.cookies[WebCookie.session] != nil { return authorizedBySession(request, body) }
             return HTTPResponse(ServiceError(.unauthorized, "a valid API token is required"))
         }
         do {

@@ -52,6 +52,8 @@ final class AccountRouteFixture: Sendable {
         case .upload(let receiver, _):
             receiver.abandon()
             return HTTPResponse(status: 0)
+        case .form:
+            return HTTPResponse(status: 0)
         }
     }
 }

@@ -39,8 +39,9 @@ func builtProductsDirectory() -> URL {
 }
 
 /// Runs a built executable as a real process; returns exit status, stdout and stderr.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]) throws
-    -> (status: Int32, output: String, error: String)
+/// `input`, when given, is its standard input (a pipe that ends after it).
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil)
+    throws -> (status: Int32, output: String, error: String)
 {
     let process = Process()
     process.executableURL = builtProductsDirectory().appendingPathComponent(executable)
@@ -50,7 +51,13 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let stdin = input.map { _ in Pipe() }
+    if let stdin { process.standardInput = stdin }
     try process.run()
+    if let stdin, let input {
+        try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

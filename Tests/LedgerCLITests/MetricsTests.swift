@@ -127,7 +127,8 @@ struct MetricsTests {
         arguments: [
             ("/healthz", "/healthz"), ("/api/v1/imports", "/api/v1/imports"),
             ("/api/v1/imports/7", "/api/v1/imports/{id}"), ("/api/v1/imports/not-a-number", "/api/v1/imports/{id}"),
-            ("/api/v1/me", "/api/v1/me"), ("/", nil), ("/api/v1/imports/7/x", nil), ("/wp-login.php", nil),
+            ("/api/v1/me", "/api/v1/me"), ("/", "/"), ("/sign-in", "/sign-in"), ("/api/v1/imports/7/x", nil),
+            ("/wp-login.php", nil),
         ] as [(String, String?)])
     func routeTemplates(path: String, template: String?) {
         #expect(ServerRoutes.template(matching: path) == template)

@@ -22,13 +22,27 @@ struct OpenAPITests {
         return found
     }
 
-    @Test("every route of the server is in the document, and every operation of the document is a route")
+    @Test("every API route of the server is in the document, and every operation of the document is a route")
     func routesMatch() throws {
-        let routes = Set(ServerRoutes.table.map { "\($0.method) \($0.template)" })
+        let routes = Set(ServerRoutes.apiTable.map { "\($0.method) \($0.template)" })
         let documented = try Self.operations()
         #expect(routes.subtracting(documented).sorted() == [], "routes the document lacks")
         #expect(documented.subtracting(routes).sorted() == [], "operations without a route")
-        #expect(ServerRoutes.table.count == routes.count, "a route listed twice")
+        #expect(ServerRoutes.apiTable.count == routes.count, "a route listed twice")
+    }
+
+    /// The document describes the API; the HTML pages are a table of their own, which the
+    /// browser tests check. No page may sit where the API is, nor share a template with it.
+    @Test("the server's routes are the API's and the pages', and no page is under /api/ or /healthz")
+    func pagesApart() {
+        let api = Set(ServerRoutes.apiTable.map(\.template))
+        let pages = ServerRoutes.table.map(\.template).filter { !api.contains($0) }
+        #expect(!pages.isEmpty)
+        for template in pages {
+            #expect(!template.hasPrefix("/api/") && template != "/healthz", "\(template)")
+            #expect(ServerRoutes.pageTemplate(matching: template) == template, "\(template) is no page route")
+        }
+        for template in api { #expect(ServerRoutes.pageTemplate(matching: template) == nil, "\(template)") }
     }
 
     @Test("it is OpenAPI 3.1, and every operation has its own id, a summary and an error answer")

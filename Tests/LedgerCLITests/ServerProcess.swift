@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LedgerServer
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
@@ -117,6 +118,8 @@ final class ServerProcess: @unchecked Sendable {
         var status: Int
         var headers: [String: String]
         var body: String
+        /// Every `Set-Cookie` header, in order (``headers`` keeps only the last).
+        var setCookies: [String] = []
 
         /// The body as JSON.
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
@@ -126,8 +129,10 @@ final class ServerProcess: @unchecked Sendable {
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
-    /// Runs curl against the server; `arguments` come before the URL. The response is
-    /// checked against docs/openapi.json (``OpenAPIConformance``).
+    /// Runs curl against the server; `arguments` come before the URL. A response of the
+    /// API is checked against docs/openapi.json (``OpenAPIConformance``); the HTML pages
+    /// (``ServerRoutes/pageTemplate(matching:)``) are not the document's, and the browser
+    /// and sign-in tests check them.
     func curl(
         _ path: String, _ arguments: [String] = [], token: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -144,8 +149,10 @@ final class ServerProcess: @unchecked Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let response = Self.parse(String(decoding: data, as: UTF8.self))
-        OpenAPIConformance.check(
-            response, method: Self.method(of: arguments), path: path, sourceLocation: sourceLocation)
+        if ServerRoutes.pageTemplate(matching: String(path.prefix { $0 != "?" })) == nil {
+            OpenAPIConformance.check(
+                response, method: Self.method(of: arguments), path: path, sourceLocation: sourceLocation)
+        }
         return response
     }
 
@@ -191,12 +198,14 @@ final class ServerProcess: @unchecked Sendable {
             let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
             if status == 100 { continue }
             var headers: [String: String] = [:]
+            var setCookies: [String] = []
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                    .trimmingCharacters(in: .whitespaces)
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = value
+                if line[..<colon].lowercased() == "set-cookie" { setCookies.append(value) }
             }
-            return Response(status: status, headers: headers, body: String(rest))
+            return Response(status: status, headers: headers, body: String(rest), setCookies: setCookies)
         }
     }
 

@@ -42,7 +42,7 @@ struct ServerRoutesTests {
     @Test(
         "routes and methods: 404, 405 with Allow, 401 with WWW-Authenticate",
         arguments: [
-            ("GET", "/", 404, nil), ("GET", "/api/v1/imports/x", 404, nil), ("POST", "/healthz", 405, "GET"),
+            ("GET", "/nowhere", 404, nil), ("GET", "/api/v1/imports/x", 404, nil), ("POST", "/healthz", 405, "GET"),
             ("PATCH", "/api/v1/imports/1", 405, "GET, DELETE"), ("GET", "/api/v1/me", 401, nil),
             ("DELETE", "/api/v1/imports/7", 401, nil),
         ] as [(String, String, Int, String?)])

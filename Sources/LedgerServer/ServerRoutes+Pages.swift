@@ -1,0 +1,239 @@
+import Foundation
+import LedgerServices
+import LedgerStore
+
+extension ServerRoutes {
+    /// The HTML pages (server-rendered; not part of the OpenAPI document, which describes
+    /// the API): the home page, sign-in and sign-out. Every page is sent through
+    /// ``HTTPResponse/page(_:status:personal:headers:)`` with the security headers, and
+    /// reads a person's data through the same services and row-level security as the API.
+    static let pageRoutes: [Route] = [
+        Route("GET", "/") { routes, request, _ in .respond(routes.home(request)) },
+        Route("GET", "/sign-in") { routes, request, _ in .respond(routes.signInForm(request)) },
+        Route("POST", "/sign-in") { routes, request, _ in
+            routes.readingForm(request) { request in routes.signIn(request) }
+        },
+        Route("POST", "/sign-out") { routes, request, _ in
+            routes.readingForm(request) { request in routes.signOut(request) }
+        },
+    ]
+
+    /// The template of the page route whose path matches `path`, whatever its method; `nil`
+    /// when it is no page (an API route, or nothing).
+    public static func pageTemplate(matching path: String) -> String? {
+        let segments = path.split(separator: "/")
+        return pageRoutes.first { $0.captures(segments) != nil }?.template
+    }
+
+    /// The largest form a page route reads: 16 KiB.
+    static let maximumFormBytes = 16 << 10
+
+    /// A route that reads a form: url-encoded or multipart (415 otherwise), at most
+    /// ``maximumFormBytes`` (413), fields decoded by libmicrohttpd into ``HTTPRequest/form``.
+    func readingForm(_ request: HTTPRequest, _ answer: @escaping (HTTPRequest) -> HTTPResponse) -> Plan {
+        guard let media = request.mediaType,
+            ["application/x-www-form-urlencoded", "multipart/form-data"].contains(media)
+        else {
+            return .respond(
+                .page(
+                    SignInPages.message(
+                        title: "Not a form", text: "This address takes a form sent by the page.",
+                        link: (href: "/", label: "Go to SleepLedger")), status: 415))
+        }
+        if let length = request.contentLength, length > Int64(Self.maximumFormBytes) {
+            return .respond(.error(413, code: "too_large", message: "the form is larger than this route accepts"))
+        }
+        return .form(limit: Self.maximumFormBytes, answer)
+    }
+
+    // MARK: Sessions
+
+    /// The visitor the request's session cookie speaks for; `nil` without a valid one.
+    func visitor(_ request: HTTPRequest) throws -> WebSessionService.Visitor? {
+        guard let cookie = request.cookies[WebCookie.session] else { return nil }
+        do {
+            return try pool.withSession { session in
+                try WebSessionService(session: session, hashing: passwordHashing, policy: configuration.sessionPolicy)
+                    .visitor(cookieValue: cookie, now: now())
+            }
+        } catch let error as ServiceError where error.kind == .unauthorized {
+            return nil
+        }
+    }
+
+    /// Whether cookies get `Secure`.
+    var isSecureCookie: Bool { configuration.isPublicHTTPS }
+
+    /// Removes a session cookie that no longer names a session.
+    func clearingSession(_ request: HTTPRequest) -> [HTTPResponse.Header] {
+        request.cookies[WebCookie.session] == nil
+            ? [] : [WebCookie.clear(WebCookie.session, path: "/", secure: isSecureCookie)]
+    }
+
+    // MARK: Pages
+
+    /// `GET /`: the signed-in person's home page (a placeholder for the dashboard), or
+    /// `303` to the sign-in form.
+    func home(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            guard let visitor = try visitor(request) else {
+                return .seeOther("/sign-in", headers: clearingSession(request))
+            }
+            let account = try pool.withSession { session in
+                try AccountService(session: session, userID: visitor.userID).account()
+            }
+            return .page(SignInPages.home(handle: account.user.handle, csrfToken: visitor.csrfToken))
+        } catch {
+            return pageFailure(error)
+        }
+    }
+
+    /// `GET /sign-in`: the form, with its cookie (an existing sign-in cookie is kept, so
+    /// forms in several tabs all work); `303` home when already signed in.
+    func signInForm(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            if try visitor(request) != nil { return .seeOther("/") }
+            return try signInPage(request, message: nil, handle: "", status: 200)
+        } catch {
+            return pageFailure(error)
+        }
+    }
+
+    /// The sign-in form answered with `status`, `message` and `handle` filled in, and the
+    /// sign-in cookie (re)set; a stale session cookie is removed.
+    func signInPage(
+        _ request: HTTPRequest, message: String?, handle: String, status: Int, headers: [HTTPResponse.Header] = []
+    )
+        throws -> HTTPResponse
+    {
+        let existing = request.cookies[WebCookie.signIn].flatMap { CookieSecret.bytes(of: $0) != nil ? $0 : nil }
+        let secret = try existing ?? CookieSecret.generate()
+        let token = CookieSecret.formToken(for: secret, purpose: .signIn) ?? ""
+        return .page(
+            SignInPages.signIn(message: message, handle: handle, formToken: token), status: status,
+            headers: [
+                WebCookie.set(
+                    WebCookie.signIn, secret, path: "/sign-in", maxAge: WebCookie.signInSeconds, secure: isSecureCookie)
+            ] + clearingSession(request) + headers)
+    }
+
+    /// `POST /sign-in`: checks the form's token, the throttle, then handle and password.
+    /// `303` home with the session cookie; `403` with the form again for a wrong handle or
+    /// password or an expired form; `429` with `Retry-After` while refused.
+    func signIn(_ request: HTTPRequest) -> HTTPResponse {
+        let handle = request.form["handle"] ?? ""
+        do {
+            guard
+                CookieSecret.isValid(
+                    request.form["csrf_token"], for: request.cookies[WebCookie.signIn], purpose: .signIn)
+            else {
+                return try signInPage(
+                    request, message: "The sign-in form had expired. Please sign in again.", handle: handle,
+                    status: 403)
+            }
+            let password = request.form["password"] ?? ""
+            guard !handle.isEmpty, !password.isEmpty else {
+                return try signInPage(
+                    request, message: "Enter your handle and your password.", handle: handle, status: 400)
+            }
+            let key = Self.throttleKey(handle)
+            switch signInThrottle.begin(handle: key, address: request.clientAddress, now: now()) {
+            case .refuse(let retryAfter):
+                return try signInPage(
+                    request,
+                    message: "Too many failed sign-ins. Try again in \(Self.minutes(retryAfter)).",
+                    handle: handle, status: 429, headers: [.init("Retry-After", String(retryAfter))])
+            case .proceed(let delay):
+                if delay > 0 { pause(delay) }
+            }
+            let signedIn: WebSessionService.SignedIn
+            do {
+                signedIn = try pool.withSession { session in
+                    try WebSessionService(
+                        session: session, hashing: passwordHashing, policy: configuration.sessionPolicy
+                    ).signIn(handle: handle, password: password, now: now())
+                }
+            } catch let error as ServiceError where error.kind == .unauthorized {
+                return try signInPage(
+                    request, message: "The handle or the password is wrong.", handle: handle, status: 403)
+            } catch {
+                signInThrottle.abandoned(handle: key, address: request.clientAddress)
+                throw error
+            }
+            signInThrottle.succeeded(handle: key, address: request.clientAddress)
+            return .seeOther(
+                "/",
+                headers: [
+                    WebCookie.set(
+                        WebCookie.session, signedIn.cookieValue, path: "/", maxAge: signedIn.expiresAt - now(),
+                        secure: isSecureCookie),
+                    WebCookie.clear(WebCookie.signIn, path: "/sign-in", secure: isSecureCookie),
+                ])
+        } catch {
+            return pageFailure(error)
+        }
+    }
+
+    /// `POST /sign-out`: with the session's CSRF token, ends the session; `303` to the
+    /// sign-in form either way once the session is gone, `403` for a missing or wrong token.
+    func signOut(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            guard let visitor = try visitor(request) else {
+                return .seeOther("/sign-in", headers: clearingSession(request))
+            }
+            guard
+                CookieSecret.isValid(
+                    request.form["csrf_token"], for: request.cookies[WebCookie.session], purpose: .session)
+            else { return csrfRefusedPage }
+            try pool.withSession { session in
+                try WebSessionService(session: session, hashing: passwordHashing, policy: configuration.sessionPolicy)
+                    .signOut(visitor)
+            }
+            return .seeOther(
+                "/sign-in", headers: [WebCookie.clear(WebCookie.session, path: "/", secure: isSecureCookie)])
+        } catch {
+            return pageFailure(error)
+        }
+    }
+
+    /// The answer to a page's form posted without its CSRF token, or with a wrong one.
+    var csrfRefusedPage: HTTPResponse {
+        .page(
+            SignInPages.message(
+                title: "Form expired",
+                text: "This form could not be checked (it is from an older page, or from another site). "
+                    + "Nothing was changed. Go back, reload the page and try again.",
+                link: (href: "/", label: "Go to SleepLedger")), status: 403)
+    }
+
+    /// A page for a failure: 503 when the database or the password hashing is busy or
+    /// unreachable, 500 otherwise (the message says nothing of the internals).
+    func pageFailure(_ error: any Error) -> HTTPResponse {
+        let failure = error as? ServiceError
+        switch failure?.kind {
+        case .busy?, .unavailable?:
+            return .page(
+                SignInPages.message(
+                    title: "Busy", text: "SleepLedger is busy right now. Try again in a minute.",
+                    link: (href: "/", label: "Try again")), status: 503, headers: [.init("Retry-After", "60")])
+        default:
+            return .page(
+                SignInPages.message(
+                    title: "Something went wrong", text: "An internal error occurred; the server's log has it.",
+                    link: (href: "/", label: "Go to SleepLedger")), status: 500)
+        }
+    }
+
+    /// The key a handle's failures count under: its caseless key (``UserHandle``), so
+    /// `Anna` and `anna` share one; the text itself (bounded) when it is no handle.
+    static func throttleKey(_ handle: String) -> String {
+        let bounded = String(decoding: handle.utf8.prefix(4 * UserService.maximumHandleBytes), as: UTF8.self)
+        return (try? UserHandle.key(bounded)) ?? bounded
+    }
+
+    /// `n minutes` (at least 1) for a wait in seconds.
+    static func minutes(_ seconds: Int64) -> String {
+        let minutes = max(1, (seconds + 59) / 60)
+        return minutes == 1 ? "a minute" : "\(minutes) minutes"
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import LedgerServer
+import LedgerServices
+import LedgerStore
+import LedgerTestSupport
+import PostgresClient
+import Synchronization
+import Testing
+
+/// The sign-in pages as functions from request to response, without sockets: cookie
+/// flags under each public URL, slowed sign-ins through an injected pause, forms refused
+/// from their head.
+@Suite("Sign-in pages without sockets")
+struct SignInRoutePlanTests {
+    static let password = "correct horse battery staple"
+
+    /// The waits a slowed sign-in asked for.
+    final class Pauses: Sendable {
+        private let seconds = Mutex<[Double]>([])
+        func record(_ value: Double) { seconds.withLock { $0.append(value) } }
+        var recorded: [Double] { seconds.withLock { $0 } }
+    }
+
+    /// Routes over a database where Anna has a password (cheap Argon2id parameters), with
+    /// `configure` applied to the configuration and the pause recorded.
+    static func routes(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (ServerRoutes, Pauses) {
+        let conninfo = try TestDatabase.migrated().conninfo
+        let database = LedgerDatabase(
+            configuration: DatabaseConfiguration(source: .url(conninfo)),
+            migrationsFolder: TestDatabase.migrationsFolder)
+        let session = try database.open(access: .writes)
+        defer { session.close() }
+        try UserService(session: session).add(
+            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        _ = try PasswordService(
+            session: session,
+            hashing: PasswordHashing(parameters: .init(memoryKiB: 1024, iterations: 1, parallelism: 1))
+        ).set(handle: "anna", password: password, now: 1_764_590_000)
+        let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: conninfo)
+        let pool = SessionPool(capacity: 2) { try database.openAsServer(serverURL: serverURL) }
+        var configuration = ServerConfiguration(spoolFolder: FileManager.default.temporaryDirectory.path)
+        configure(&configuration)
+        let pauses = Pauses()
+        let routes = ServerRoutes(
+            configuration: configuration, database: database, pool: pool, now: { 1_764_590_000 },
+            pause: { pauses.record($0) })
+        return (routes, pauses)
+    }
+
+    /// The answer to `request`; a form route gets `request.form` as it is.
+    static func answer(_ routes: ServerRoutes, _ request: HTTPRequest) -> HTTPResponse {
+        switch routes.plan(request) {
+        case .respond(let response): return response
+        case .form(_, let answer): return answer(request)
+        case .collect(_, let answer): return answer(request)
+        case .upload(let receiver, _):
+            receiver.abandon()
+            return HTTPResponse(status: 0)
+        }
+    }
+
+    /// The `Set-Cookie` header for cookie `name`.
+    static func setCookie(_ name: String, _ response: HTTPResponse) -> String? {
+        response.headers.first { $0.name == "Set-Cookie" && $0.value.hasPrefix(name + "=") }?.value
+    }
+
+    /// A sign-in form post with the form's own cookie and token.
+    static func signIn(_ routes: ServerRoutes, password: String, address: String = "192.0.2.1") throws -> HTTPResponse {
+        let form = answer(routes, HTTPRequest(method: "GET", path: "/sign-in"))
+        let cookie = try #require(setCookie("sleepledger_sign_in", form)?.split(separator: ";").first)
+        let secret = String(cookie.dropFirst("sleepledger_sign_in=".count))
+        return answer(
+            routes,
+            HTTPRequest(
+                method: "POST", path: "/sign-in", headers: ["content-type": "application/x-www-form-urlencoded"],
+                clientAddress: address, cookies: ["sleepledger_sign_in": secret],
+                form: [
+                    "csrf_token": CookieSecret.formToken(for: secret, purpose: .signIn) ?? "", "handle": "anna",
+                    "password": password,
+                ]))
+    }
+
+    @Test(
+        "cookies are HttpOnly and SameSite=Strict, and Secure when the public URL is https",
+        arguments: [
+            ("", false), ("https://sleep.example.org", true), ("HTTPS://sleep.example.org", true),
+            ("http://sleep.example.org", false),
+        ])
+    func secureCookies(publicURL: String, isSecure: Bool) throws {
+        let (routes, _) = try Self.routes { $0.publicURL = publicURL }
+        let form = Self.answer(routes, HTTPRequest(method: "GET", path: "/sign-in"))
+        let signedIn = try Self.signIn(routes, password: Self.password)
+        #expect(signedIn.status == 303)
+        for cookie in [Self.setCookie("sleepledger_sign_in", form), Self.setCookie("sleepledger_session", signedIn)] {
+            let attributes = try #require(cookie).split(separator: ";").dropFirst().map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            #expect(attributes.contains("HttpOnly") && attributes.contains("SameSite=Strict"))
+            #expect(attributes.contains("Secure") == isSecure, "\(attributes)")
+        }
+    }
+
+    @Test("slowed sign-ins wait through the pause before the password is checked; then 429 with Retry-After")
+    func slowedThenRefused() throws {
+        let (routes, pauses) = try Self.routes { $0.signInLimits.pairRefuseAfter = 6 }
+        let statuses = try (0..<7).map { _ in try Self.signIn(routes, password: "not the password").status }
+        #expect(statuses == [403, 403, 403, 403, 403, 403, 429])
+        #expect(pauses.recorded == [1, 2, 4])
+        let refused = try Self.signIn(routes, password: Self.password)
+        #expect(refused.status == 429 && refused.header("Retry-After") == "900")
+        // From another address the person signs in at once.
+        #expect(try Self.signIn(routes, password: Self.password, address: "198.51.100.7").status == 303)
+        #expect(pauses.recorded == [1, 2, 4])
+    }
+
+    @Test(
+        "a page's form must be url-encoded or multipart (415) and at most 16 KiB (413), refused from its head",
+        arguments: [
+            ("application/json", "10", 415), ("text/plain", "10", 415), (nil, "10", 415),
+            ("application/x-www-form-urlencoded", "16385", 413), ("multipart/form-data; boundary=x", "20000", 413),
+        ] as [(String?, String, Int)])
+    func formsFromTheHead(contentType: String?, length: String, status: Int) throws {
+        let (routes, _) = try Self.routes()
+        var headers = ["content-length": length]
+        if let contentType { headers["content-type"] = contentType }
+        for path in ["/sign-in", "/sign-out"] {
+            guard case .respond(let response) = routes.plan(HTTPRequest(method: "POST", path: path, headers: headers))
+            else {
+                Issue.record("\(path) read a body it should refuse")
+                continue
+            }
+            #expect(response.status == status, "\(path)")
+        }
+    }
+
+    @Test("every page answer carries the security headers: forms, redirects, refusals")
+    func securityHeaders() throws {
+        let (routes, _) = try Self.routes()
+        let answers = [
+            Self.answer(routes, HTTPRequest(method: "GET", path: "/")),
+            Self.answer(routes, HTTPRequest(method: "GET", path: "/sign-in")),
+            try Self.signIn(routes, password: "not the password"),
+            try Self.signIn(routes, password: Self.password),
+            Self.answer(
+                routes,
+                HTTPRequest(
+                    method: "POST", path: "/sign-out", headers: ["content-type": "application/x-www-form-urlencoded"],
+                    cookies: ["sleepledger_session": "not-a-session"])),
+        ]
+        #expect(answers.map(\.status) == [303, 200, 403, 303, 303])
+        for answer in answers {
+            #expect(answer.header("Content-Security-Policy") == HTTPResponse.contentSecurityPolicy)
+            #expect(answer.header("X-Content-Type-Options") == "nosniff")
+            #expect(answer.header("Referrer-Policy") == "same-origin")
+            #expect(answer.header("Cache-Control") == "no-store")
+        }
+        // A stale session cookie is removed.
+        #expect(Self.setCookie("sleepledger_session", answers[4])?.contains("Max-Age=0") == true)
+    }
+}
