@@ -2,7 +2,8 @@
 # SleepLedger end to end on the embedded default database: installs what is missing,
 # builds in release mode, starts the private PostgreSQL cluster, migrates, creates a
 # demo user, imports a generated sample export for it and shows the summary; then starts the
-# upload server, uploads another export over HTTP and reads the summary back over HTTP.
+# upload server, uploads another export over HTTP, reads the summary back over HTTP, and
+# sets a random password for the demo user's sign-in to the web pages (printed at the end).
 # Usage: deploy/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,13 +75,6 @@ echo "$status"
 # The worker rolled the demo user up after the import: the summary includes the upload.
 "$bin/sleepledger-admin" summary demo
 
-<<<<<<< HEAD
-# The operator's figures: Prometheus metrics on a listener of their own (docs/operations.md).
-echo "GET http://127.0.0.1:9464/metrics (excerpt)"
-curl -fsS http://127.0.0.1:9464/metrics |
-  grep -E '^sleepledger_(import_jobs_total\{outcome="done"\}|import_queue_jobs|http_requests_total\{route="/api/v1/imports",method="POST")' ||
-  true
-=======
 # The demo user's own data over HTTP, with a full-scope token (the upload token above is
 # ingest-only: it may send exports but not read data back). docs/http-api.md has the rest:
 # nights, debt, charts, settings, tokens.
@@ -93,9 +87,21 @@ curl -fsS -H "Authorization: Bearer $read_token" "http://127.0.0.1:8080/api/v1/s
 curl -fsS -H "Authorization: Bearer $read_token" -o "$home/quickstart-duration.svg" \
   "http://127.0.0.1:8080/api/v1/charts/duration.svg?horizon=weekly"
 echo "GET /api/v1/charts/duration.svg?horizon=weekly: written to $home/quickstart-duration.svg"
->>>>>>> h13-account
+
+# The operator's figures: Prometheus metrics on a listener of their own (docs/operations.md).
+echo "GET http://127.0.0.1:9464/metrics (excerpt)"
+curl -fsS http://127.0.0.1:9464/metrics |
+  grep -E '^sleepledger_(import_jobs_total\{outcome="done"\}|import_queue_jobs|http_requests_total\{route="/api/v1/imports",method="POST")' ||
+  true
+
+# A password for the demo user's sign-in to the web pages: a new random one each run
+# (setting it ends earlier sessions), given on standard input and printed once below.
+demo_password="$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
+printf '%s\n' "$demo_password" | "$bin/sleepledger" user passwd demo
 
 echo
-echo "The upload server runs in the background on http://127.0.0.1:8080 (log: $home/quickstart-server.log)."
+echo "The server runs in the background on http://127.0.0.1:8080 (log: $home/quickstart-server.log)."
+echo "Open http://127.0.0.1:8080/ in a browser and sign in as demo with the password $demo_password"
+echo "(shown only now; set another with: sleepledger user passwd demo)."
 echo "Read your data with the full token: curl -H \"Authorization: Bearer $read_token\" http://127.0.0.1:8080/api/v1/summary"
 echo "Stop it with: kill $(cat "$pidfile")"

@@ -36,6 +36,8 @@ enum ServeCommand {
                                     attempts are slowed (P1) and refused (P2), and of one
                                     address (A1, A2) (default 3/10,10/50)
           --sign-in-lockout SECONDS How long refused sign-ins stay refused (default 900)
+          --password-hashes N       Password hashes (sign-ins) computed at once, 64 MiB
+                                    each (default 2)
 
         These options can also come from the environment: SLEEPLEDGER_LISTEN,
         SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL,
@@ -47,7 +49,7 @@ enum ServeCommand {
     static let options: Set<String> = [
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
-        "sign-in-limits", "sign-in-lockout",
+        "sign-in-limits", "sign-in-lockout", "password-hashes",
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -136,6 +138,9 @@ enum ServeCommand {
                         + "not '\(text)'", help: usage)
             }
             configuration.signInLimits = limits
+        }
+        if let text = arguments.value("password-hashes") {
+            configuration.maximumConcurrentPasswordHashes = try number(text, "password-hashes")
         }
         if let text = arguments.value("sign-in-lockout") {
             configuration.signInLimits.lockoutSeconds = Int64(try number(text, "sign-in-lockout"))
