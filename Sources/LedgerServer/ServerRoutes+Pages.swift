@@ -137,7 +137,8 @@ extension ServerRoutes {
                     request, message: "Enter your handle and your password.", handle: handle, status: 400)
             }
             let key = Self.throttleKey(handle)
-            switch signInThrottle.begin(handle: key, address: request.clientAddress, now: now()) {
+            let started = now()
+            switch signInThrottle.begin(handle: key, address: request.clientAddress, now: started) {
             case .refuse(let retryAfter):
                 return try signInPage(
                     request,
@@ -151,7 +152,7 @@ extension ServerRoutes {
                 signedIn = try pool.withSession { session in
                     try WebSessionService(
                         session: session, hashing: passwordHashing, policy: configuration.sessionPolicy
-                    ).signIn(handle: handle, password: password, now: now())
+                    ).signIn(handle: handle, password: password, now: started)
                 }
             } catch let error as ServiceError where error.kind == .unauthorized {
                 return try signInPage(
@@ -165,7 +166,7 @@ extension ServerRoutes {
                 "/",
                 headers: [
                     WebCookie.set(
-                        WebCookie.session, signedIn.cookieValue, path: "/", maxAge: signedIn.expiresAt - now(),
+                        WebCookie.session, signedIn.cookieValue, path: "/", maxAge: signedIn.expiresAt - started,
                         secure: isSecureCookie),
                     WebCookie.clear(WebCookie.signIn, path: "/sign-in", secure: isSecureCookie),
                 ])

@@ -64,15 +64,20 @@ struct ServerTests {
         #expect((counts["inserted"] as? Int ?? 0) > 100)
         #expect(server.spoolFiles.isEmpty)
 
-        // The worker rolled the user up: the summary is there without `sleepledger rollup`.
+        // The worker rolled the user up: the summary is there without `sleepledger rollup`
+        // (the rollup follows the import's end, so it may still run for a moment).
+        let connection = try server.connection()
+        defer { connection.close() }
+        let rolledUp = Date(timeIntervalSinceNow: 60)
+        while try connection.execute("SELECT count(*) FROM summaries").single().int(0) != 6, Date() < rolledUp {
+            usleep(100_000)
+        }
         var admin = server.environment
         admin["SLEEPLEDGER_ADMIN_DATABASE_URL"] = try ConnectionString.settingParameter(
             "user", to: DatabaseRoles.readOnly, in: server.conninfo)
         let (code, captured) = runAdmin(["summary", "anna", "--as-of", "2024-01-30"], environment: admin)
         #expect(code == .success, "\(captured.errorText)")
         #expect(captured.printed.contains("Sleep debt"))
-        let connection = try server.connection()
-        defer { connection.close() }
         #expect(try connection.execute("SELECT count(*) FROM summaries").single().int(0) == 6)
 
         let again = try server.curl(
