@@ -75,14 +75,35 @@ extension ServerRoutes {
     /// `GET /`: the signed-in person's home page (a placeholder for the dashboard), or
     /// `303` to the sign-in form.
     func home(_ request: HTTPRequest) -> HTTPResponse {
-        do {
-            guard let visitor = try visitor(request) else {
-                return .seeOther("/sign-in", headers: clearingSession(request))
-            }
+        signedIn(request) { visitor in
             let account = try pool.withSession { session in
                 try AccountService(session: session, userID: visitor.userID).account()
             }
             return .page(SignInPages.home(handle: account.user.handle, csrfToken: visitor.csrfToken))
+        }
+    }
+
+    /// A page for the signed-in person: `body` with the visitor, whose data it reads
+    /// through the services as that person (``AccountService``: row-level security).
+    /// Without a valid session, `303` to the sign-in form (a stale cookie removed). For a
+    /// form (`checkingFormToken`: every `POST`), the hidden `csrf_token` must be the
+    /// session's, else ``csrfRefusedPage`` and `body` does not run. A failure `body` throws
+    /// is a 503 or 500 page (``pageFailure(_:)``).
+    func signedIn(
+        _ request: HTTPRequest, checkingFormToken: Bool = false,
+        _ body: (WebSessionService.Visitor) throws -> HTTPResponse
+    ) -> HTTPResponse {
+        do {
+            guard let visitor = try visitor(request) else {
+                return .seeOther("/sign-in", headers: clearingSession(request))
+            }
+            if checkingFormToken {
+                guard
+                    CookieSecret.isValid(
+                        request.form["csrf_token"], for: request.cookies[WebCookie.session], purpose: .session)
+                else { return csrfRefusedPage }
+            }
+            return try body(visitor)
         } catch {
             return pageFailure(error)
         }
@@ -178,22 +199,13 @@ extension ServerRoutes {
     /// `POST /sign-out`: with the session's CSRF token, ends the session; `303` to the
     /// sign-in form either way once the session is gone, `403` for a missing or wrong token.
     func signOut(_ request: HTTPRequest) -> HTTPResponse {
-        do {
-            guard let visitor = try visitor(request) else {
-                return .seeOther("/sign-in", headers: clearingSession(request))
-            }
-            guard
-                CookieSecret.isValid(
-                    request.form["csrf_token"], for: request.cookies[WebCookie.session], purpose: .session)
-            else { return csrfRefusedPage }
+        signedIn(request, checkingFormToken: true) { visitor in
             try pool.withSession { session in
                 try WebSessionService(session: session, hashing: passwordHashing, policy: configuration.sessionPolicy)
                     .signOut(visitor)
             }
             return .seeOther(
                 "/sign-in", headers: [WebCookie.clear(WebCookie.session, path: "/", secure: isSecureCookie)])
-        } catch {
-            return pageFailure(error)
         }
     }
 
