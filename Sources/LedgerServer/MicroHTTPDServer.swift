@@ -459,6 +459,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return count <= listener.maximumConnectionsPerClient
     }
 
+    /// A non-negative number with one decimal (`12.3`), without `String(format:)`'s cost
+    /// on every access-log line.
+    static func tenths(_ value: Double) -> String {
+        let tenths = Int64((max(0, value) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     private func completed(_ state: RequestState, isComplete: Bool) {
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
         if case .upload(let receiver, _) = state.plan { receiver.abandon() }
@@ -470,7 +477,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
             seconds: elapsed / 1000)
         log?(
             "\(state.request.clientAddress) \"\(state.request.method) \(state.request.path)\" \(status) "
-                + "\(state.responseBytes) \(String(format: "%.1f", elapsed))ms")
+                + "\(state.responseBytes) \(Self.tenths(elapsed))ms")
         activity.lock()
         activeRequests -= 1
         let client = state.request.clientAddress
