@@ -295,7 +295,17 @@ final class MicroHTTPDServer: @unchecked Sendable {
             }
             state.isMultipart = request.mediaType == "multipart/form-data"
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-            if case .respond(let response) = state.plan { return queue(response, state, connection) }
+            if case .respond(let response) = state.plan {
+                // A request without a body is answered on the next call, which follows at
+                // once: libmicrohttpd closes the connection after a response queued with
+                // the head (it cannot know no body follows), so a client could not keep it
+                // alive. A request with a body is answered now, before any of it is read.
+                guard request.isChunked || (request.contentLength ?? 0) > 0 else {
+                    state.deferred = response
+                    return .YES
+                }
+                return queue(response, state, connection)
+            }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
