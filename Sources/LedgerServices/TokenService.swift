@@ -121,10 +121,17 @@ public struct TokenService {
             utf8[prefixLength + 16] == UInt8(ascii: "_"),
             let id = id(fromHex: String(decoding: utf8[prefixLength..<(prefixLength + 16)], as: UTF8.self))
         else { return nil }
-        var base64 = String(decoding: utf8[(prefixLength + 17)...], as: UTF8.self)
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += "="
-        guard let secret = Data(base64Encoded: base64), secret.count == 32 else { return nil }
+        // base64url to base64, byte by byte (Foundation's replacingOccurrences was a
+        // twentieth of the server's time per request).
+        var base64 = utf8[(prefixLength + 17)...].map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        base64.append(UInt8(ascii: "="))
+        guard let secret = Data(base64Encoded: Data(base64)), secret.count == 32 else { return nil }
         return (id, Array(secret))
     }
 
