@@ -139,7 +139,7 @@ part_upload() {
   local zip; zip="$(export_file "$upload_size")"
   start_server
   echo "## upload: $(basename "$zip") ($(stat -c %s "$zip" | awk '{ printf "%.1f MB", $1 / 1e6 }')), $runs runs"
-  printf '%3s %8s %9s %9s %9s %7s\n' run cli_s upload_s to_done_s rollup_s ratio
+  printf '%3s %8s %9s %9s %9s %9s %9s %7s\n' run cli_s upload_s to_done_s wait_s import_s rollup_s ratio
   for run in $(seq 1 "$runs"); do
     fresh_user
     local t0 t1; t0="$(now)"
@@ -159,7 +159,11 @@ part_upload() {
       grep -q '"last_rollup_at":"'; do sleep 0.02; done
     t_rolled="$(now)"
     local http; http="$(elapsed "$t0" "$t_done")"
-    printf '%3s %8s %9s %9s %9s %7s\n' "$run" "$cli" "$(elapsed "$t0" "$t_sent")" "$http" \
+    # The job's own times: queued to claimed (wait), claimed to its import's end (import).
+    local times
+    times="$(psql -tA -F ' ' "$conninfo" -c "SELECT round(extract(epoch FROM started_at - created_at), 2),
+      round(extract(epoch FROM finished_at - started_at), 2) FROM import_jobs WHERE id = $id")"
+    printf '%3s %8s %9s %9s %9s %9s %9s %7s\n' "$run" "$cli" "$(elapsed "$t0" "$t_sent")" "$http" $times \
       "$(elapsed "$t_done" "$t_rolled")" "$(awk -v c="$cli" -v h="$http" 'BEGIN { printf "%.2f", c / h }')"
   done
   echo "(ratio = CLI import seconds / upload-to-done seconds; the goal is at least 0.8)"
