@@ -58,6 +58,14 @@ let package = Package(
             ],
             // The API's OpenAPI document (docs/openapi.json links here), compiled into the binary.
             resources: [.embedInCode("OpenAPI/openapi.json")]),
+        // The web pages: HTML strings rendered from plain values (no I/O, no database, no server
+        // types) and the static assets they link, compiled into the binary.
+        .target(
+            name: "WebPages", dependencies: ["SleepCore", "SleepReports"],
+            resources: [
+                .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/upload.js"),
+                .embedInCode("Assets/icon.svg"),
+            ]),
         // Argument parsing, configuration, output formats and exit codes of both executables.
         .target(
             name: "LedgerCLI",
@@ -112,6 +120,7 @@ let package = Package(
                 "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "HealthImport", "ExportFixtures",
             ]),
+        .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [

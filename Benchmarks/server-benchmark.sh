@@ -8,9 +8,12 @@
 #            CLI, interleaved run by run. The rollup that follows the import on the server
 #            is timed separately (until /api/v1/me shows a new last_rollup_at).
 #   summary  GET /api/v1/summary for 1,000 users (admin-benchmark-data: a year of nights
-#            each) under wrk with 16 connections and a random user's token per request,
-#            against pgbench with 16 clients running the transaction the server runs for
-#            it (set the user, read the stored summary) as the server's role.
+#            each) under wrk with 16 connections and a random user's token per request
+#            (after 5 s not counted), against pgbench with 16 clients running the
+#            transaction the server runs for it (set the user, read the user's row and the
+#            stored summary) as the server's role, statement by statement and pipelined
+#            (in one round trip, as the server sends it); and the HTTP floor, a 404 that
+#            needs no database, under the same wrk load. Rounds interleave the four.
 #   hae      POST /api/v1/ingest/health-auto-export of distinct 5 MB payloads from 8
 #            "phones" at once (curl), latency per request (p50, p99, max), against the same
 #            requests to GET /healthz in the same run.
@@ -22,7 +25,8 @@
 #   SERVER_BENCHMARK_BIN, when set, is the folder of the binaries to use instead of this
 #   checkout's release build.
 #   PART is upload, summary, hae or memory (default: all four); --runs (default 3) is the
-#   number of interleaved CLI/HTTP runs of `upload`; --keep DIR keeps generated exports;
+#   number of interleaved CLI/HTTP runs of `upload` and of rounds of `summary`; --keep
+#   DIR keeps generated exports;
 #   --upload-size is the export.xml size of `upload` (default 500MB); --memory-size that
 #   of `memory` (default 700MB, a zip of about 50 MB); --duration is wrk's and pgbench's
 #   (default 20 s).
@@ -110,12 +114,13 @@ fresh_user() {
 
 json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-# wait_done ID: polls the import until it is done (fails the run when it failed).
+# wait_done ID: polls the import until it is done (fails the run when it failed); cheap
+# (curl and sed, no interpreter), so polling takes little CPU from the import it waits for.
 wait_done() {
   local state
   while true; do
     state="$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/api/v1/imports/$1" |
-      json_field 'd["import"]["state"]')"
+      sed -n 's/.*"state":"\([a-z]*\)".*/\1/p')"
     case "$state" in
       done) return 0 ;;
       failed|cancelled) echo "import $1 ended $state" >&2; return 1 ;;
@@ -134,7 +139,7 @@ part_upload() {
   local zip; zip="$(export_file "$upload_size")"
   start_server
   echo "## upload: $(basename "$zip") ($(stat -c %s "$zip" | awk '{ printf "%.1f MB", $1 / 1e6 }')), $runs runs"
-  printf '%3s %8s %9s %9s %9s %7s\n' run cli_s upload_s to_done_s rollup_s ratio
+  printf '%3s %8s %9s %9s %9s %9s %9s %7s\n' run cli_s upload_s to_done_s wait_s import_s rollup_s ratio
   for run in $(seq 1 "$runs"); do
     fresh_user
     local t0 t1; t0="$(now)"
@@ -151,10 +156,14 @@ part_upload() {
     wait_done "$id"
     t_done="$(now)"
     until curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/api/v1/me" |
-      json_field 'd.get("last_rollup_at") or ""' | grep -q .; do sleep 0.02; done
+      grep -q '"last_rollup_at":"'; do sleep 0.02; done
     t_rolled="$(now)"
     local http; http="$(elapsed "$t0" "$t_done")"
-    printf '%3s %8s %9s %9s %9s %7s\n' "$run" "$cli" "$(elapsed "$t0" "$t_sent")" "$http" \
+    # The job's own times: queued to claimed (wait), claimed to its import's end (import).
+    local times
+    times="$(psql -tA -F ' ' "$conninfo" -c "SELECT round(extract(epoch FROM started_at - created_at), 2),
+      round(extract(epoch FROM finished_at - started_at), 2) FROM import_jobs WHERE id = $id")"
+    printf '%3s %8s %9s %9s %9s %9s %9s %7s\n' "$run" "$cli" "$(elapsed "$t0" "$t_sent")" "$http" $times \
       "$(elapsed "$t_done" "$t_rolled")" "$(awk -v c="$cli" -v h="$http" 'BEGIN { printf "%.2f", c / h }')"
   done
   echo "(ratio = CLI import seconds / upload-to-done seconds; the goal is at least 0.8)"
@@ -184,9 +193,12 @@ SELECT u.id, t.id, 'bench', 'full', t.secret_sha256 FROM bench_tokens t JOIN use
 SQL
 }
 
+# median: the middle of the numbers on standard input (the lower middle for an even count).
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
 part_summary() {
   local users=1000
-  echo "## summary: GET /api/v1/summary for $users users, 16 connections, ${duration} s each"
+  echo "## summary: GET /api/v1/summary for $users users, 16 connections, $runs rounds of ${duration} s each"
   if [ "$(psql -tA "$conninfo" -c "SELECT count(*) FROM users WHERE handle LIKE 'user%'")" -lt "$users" ]; then
     DATABASE_URL="$conninfo" "$bin/admin-benchmark-data" "$users" 365 >/dev/null
   fi
@@ -203,29 +215,59 @@ request = function()
   return wrk.format("GET", "/api/v1/summary", { ["Authorization"] = "Bearer " .. token })
 end
 LUA
-  # The transaction the server runs for it (AccountService.summary as sleepledger_server).
-  cat > "$work/summary.sql" <<'SQL'
-\set uid random(:low, :high)
-BEGIN;
+  # The transaction the server runs for it (AccountService.storedSummaryText as
+  # sleepledger_server, LedgerSession.readAsUser): read-only, the user setting first, the
+  # user's row, the stored summary's text with its flag. The token look-up before it
+  # (sleepledger_token_credentials, one statement) is not part of it.
+  local transaction
+  transaction="$(cat <<'SQL'
+BEGIN READ ONLY;
 SELECT set_config('sleepledger.user_id', (:uid)::text, true);
 SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = :uid;
-SELECT summary FROM summaries WHERE user_id = :uid AND horizon = 'weekly';
+SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt' FROM summaries WHERE user_id = :uid AND horizon = 'weekly';
 COMMIT;
 SQL
-  # Sixteen connections from one address: the per-client limit must allow them.
-  start_server --max-per-client 32 --max-connections 64
-  wrk -t 2 -c 16 -d "${duration}s" --latency -s "$work/summary.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
-  stop_server
-  "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" -D low="$low" -D high="$high" -f "$work/summary.sql" \
-    "$server_conninfo" > "$work/pgbench.txt" 2>&1 || { cat "$work/pgbench.txt" >&2; exit 1; }
-  local wrk_rate pg_rate
-  wrk_rate="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
-  pg_rate="$(awk '/^tps/ { print $3 }' "$work/pgbench.txt")"
-  echo "wrk:     $wrk_rate requests/s; latency p50 $(awk '$1 == "50%" { print $2 }' "$work/wrk.txt")," \
-    "p99 $(awk '$1 == "99%" { print $2 }' "$work/wrk.txt"); $(grep -c . "$work/tokens.txt") tokens;" \
-    "$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$work/wrk.txt" || echo 'all 200')"
-  echo "pgbench: $pg_rate transactions/s; latency average $(awk '/latency average/ { print $4, $5 }' "$work/pgbench.txt")"
-  echo "ratio $(awk -v w="$wrk_rate" -v p="$pg_rate" 'BEGIN { printf "%.2f", w / p }') (server requests/s over pgbench transactions/s; the goal is at least 0.5)"
+)"
+  # pgbench sends it statement by statement (as the server did before it pipelined), and
+  # in one round trip as the server sends it now (libpq's pipeline mode).
+  printf '\\set uid random(:low, :high)\n%s\n' "$transaction" > "$work/summary.sql"
+  printf '\\set uid random(:low, :high)\n\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined.sql"
+  : > "$work/summary-rounds.txt"
+  printf '%5s %10s %8s %8s %10s %8s %8s %10s %10s %7s %7s\n' round "summary/s" p50 p99 "floor/s" p50 p99 \
+    pgbench pipelined ratio ratio_p
+  for round in $(seq 1 "$runs"); do
+    # Sixteen connections from one address: the per-client limit must allow them.
+    start_server --max-per-client 32 --max-connections 64
+    # Not counted: opening the sessions, preparing statements, each token's first recorded use.
+    wrk -t 2 -c 16 -d 5s -s "$work/summary.lua" "http://127.0.0.1:$port" > /dev/null
+    wrk -t 2 -c 16 -d "${duration}s" --latency -s "$work/summary.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
+    # The HTTP floor: a request answered without the database (404 for an unknown path),
+    # through the same server, log and metrics.
+    wrk -t 2 -c 16 -d "${duration}s" --latency "http://127.0.0.1:$port/api/v1/none" > "$work/floor.txt"
+    stop_server
+    grep -q 'Non-2xx' "$work/wrk.txt" && { echo "GET /api/v1/summary answered other than 200:" >&2; cat "$work/wrk.txt" >&2; exit 1; }
+    for script in summary summary-pipelined; do
+      "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" -D low="$low" -D high="$high" -f "$work/$script.sql" \
+        "$server_conninfo" > "$work/$script.txt" 2>&1 || { cat "$work/$script.txt" >&2; exit 1; }
+    done
+    local rate floor pg piped
+    rate="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
+    floor="$(awk '/Requests\/sec/ { print $2 }' "$work/floor.txt")"
+    pg="$(awk '/^tps/ { print $3 }' "$work/summary.txt")"
+    piped="$(awk '/^tps/ { print $3 }' "$work/summary-pipelined.txt")"
+    echo "$rate $floor $pg $piped" >> "$work/summary-rounds.txt"
+    printf '%5s %10.0f %8s %8s %10.0f %8s %8s %10.0f %10.0f %7.2f %7.2f\n' "$round" "$rate" \
+      "$(awk '$1 == "50%" { print $2 }' "$work/wrk.txt")" "$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")" "$floor" \
+      "$(awk '$1 == "50%" { print $2 }' "$work/floor.txt")" "$(awk '$1 == "99%" { print $2 }' "$work/floor.txt")" \
+      "$pg" "$piped" "$(awk -v w="$rate" -v p="$pg" 'BEGIN { print w / p }')" \
+      "$(awk -v w="$rate" -v p="$piped" 'BEGIN { print w / p }')"
+  done
+  local ratio ratio_p
+  ratio="$(awk '{ print $1 / $3 }' "$work/summary-rounds.txt" | median)"
+  ratio_p="$(awk '{ print $1 / $4 }' "$work/summary-rounds.txt" | median)"
+  echo "median ratio $ratio against pgbench statement by statement, $ratio_p against pgbench pipelined" \
+    "(server requests/s over pgbench transactions/s of the same round; the goal is at least 0.5);" \
+    "median floor/pgbench $(awk '{ print $2 / $3 }' "$work/summary-rounds.txt" | median)"
 }
 
 # hae_payload FILE SEED: a Health Auto Export body of about 5 MB, per-sample entries only,

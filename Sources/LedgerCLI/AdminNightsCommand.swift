@@ -23,18 +23,6 @@ struct AdminNightsCommand: AdminCommand {
         var naps: [Nap]?
     }
 
-    /// The nights CSV header.
-    static let nightHeader = [
-        "wake_day", "time_zone", "bedtime_local", "onset_local", "wake_local", "bedtime", "onset", "wake",
-        "asleep_seconds", "time_in_bed_seconds", "awake_seconds", "wake_ups", "latency_seconds", "deep_seconds",
-        "rem_seconds", "core_seconds", "unspecified_seconds", "efficiency", "has_stage_data", "source",
-        "fragment_count", "set_aside_sources",
-    ]
-    /// The naps CSV header.
-    static let napHeader = [
-        "wake_day", "time_zone", "start_local", "end_local", "start", "end", "asleep_seconds", "source",
-    ]
-
     let handle: String
     let from: LocalDate?
     let to: LocalDate?
@@ -72,34 +60,8 @@ struct AdminNightsCommand: AdminCommand {
             context.console.print(
                 try JSONText.encode(Listing(handle: user.handle, nights: nights, naps: withNaps ? naps : nil)))
         case .csv:
-            if withNaps {
-                var table = CSVTable(header: Self.napHeader)
-                for nap in naps {
-                    table.append([
-                        nap.wakeDay.description, nap.timeZoneIdentifier, local(nap.start, nap.timeZoneIdentifier),
-                        local(nap.end, nap.timeZoneIdentifier), ReportFormat.isoUTC(nap.start),
-                        ReportFormat.isoUTC(nap.end),
-                        String(nap.asleepSeconds), nap.source,
-                    ])
-                }
-                context.console.writeOutput(table.rendered)
-            } else {
-                var table = CSVTable(header: Self.nightHeader)
-                for night in nights {
-                    let zone = night.timeZoneIdentifier
-                    table.append([
-                        night.wakeDay.description, zone, local(night.bedtime, zone), local(night.onset, zone),
-                        local(night.wake, zone), ReportFormat.isoUTC(night.bedtime), ReportFormat.isoUTC(night.onset),
-                        ReportFormat.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
-                        String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
-                        String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
-                        String(night.stages.unspecified), String(night.efficiency),
-                        night.hasStageData ? "true" : "false",
-                        night.source, String(night.fragmentCount), night.setAsideSources.joined(separator: ";"),
-                    ])
-                }
-                context.console.writeOutput(table.rendered)
-            }
+            let table = withNaps ? NightsCSV.naps(naps) : NightsCSV.nights(nights)
+            context.console.writeOutput(table.rendered)
         case .text:
             var output: TerminalText =
                 "\(user.handle)  \(ReportFormat.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
@@ -150,10 +112,5 @@ struct AdminNightsCommand: AdminCommand {
         case (nil, let to?): return "through \(to)"
         case (let from?, let to?): return "from \(from) through \(to)"
         }
-    }
-
-    /// `YYYY-MM-DDTHH:MM` local time for CSV.
-    func local(_ instant: Int64, _ zone: String) -> String {
-        ReportFormat.localTime(instant, zone: zone).replacingOccurrences(of: " ", with: "T")
     }
 }

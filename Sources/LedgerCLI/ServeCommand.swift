@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import LedgerServer
 import LedgerServices
+import SleepReports
 
 /// `sleepledger serve`: the upload server (docs/http-api.md), until SIGTERM or SIGINT.
 enum ServeCommand {
@@ -194,10 +195,11 @@ enum ServeCommand {
         throw CLIError.usage("--\(option) must be a size such as 8GiB or 500MB, not '\(text)'", help: usage)
     }
 
+    /// The time a log line starts with, ISO 8601 UTC to the second (`2026-12-01T13:05:09Z`).
+    /// Written on every request: an `ISO8601DateFormatter` made per line cost a quarter of
+    /// the server's time on `GET /api/v1/summary` (docs/benchmarks.md, "Upload server").
     static func stamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date())
+        ReportFormat.isoUTC(Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
     /// Blocks until SIGTERM or SIGINT.

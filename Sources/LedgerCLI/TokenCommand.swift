@@ -74,28 +74,7 @@ enum TokenCommand {
     static func hex(_ id: Int64) -> String { TokenService.idText(id) }
 
     static func printTokens(_ records: [TokenStore.Record], format: OutputFormat, console: Console) throws {
-        struct Row: Encodable {
-            var id: String
-            var name: String
-            var scope: String
-            var createdAt: String
-            var lastUsedAt: String?
-            var revokedAt: String?
-
-            enum CodingKeys: String, CodingKey {
-                case id, name, scope
-                case createdAt = "created_at"
-                case lastUsedAt = "last_used_at"
-                case revokedAt = "revoked_at"
-            }
-        }
-        let rows = records.map { record in
-            Row(
-                id: hex(record.id), name: record.name, scope: record.scope.rawValue,
-                createdAt: ReportFormat.isoUTC(record.createdAt),
-                lastUsedAt: record.lastUsedAt.map { ReportFormat.isoUTC($0) },
-                revokedAt: record.revokedAt.map { ReportFormat.isoUTC($0) })
-        }
+        let rows = records.map(TokenDocument.init)
         switch format {
         case .json:
             console.print(try JSONText.encode(rows))

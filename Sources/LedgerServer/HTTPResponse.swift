@@ -1,5 +1,6 @@
 import Foundation
 public import LedgerServices
+import LedgerStore
 
 /// One HTTP response: status, headers and a body held in memory (the API's responses are
 /// small JSON documents).
@@ -37,15 +38,30 @@ public struct HTTPResponse: Sendable, Hashable {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// A JSON document (keys sorted, slashes unescaped).
+    /// A JSON document ending in a newline: keys in the order the value encodes them,
+    /// slashes unescaped.
     public static func json(_ value: some Encodable, status: Int = 200, headers: [Header] = []) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else {
+        guard var body = jsonBytes(value) else {
             return error(500, code: "internal", message: "the response could not be encoded")
         }
-        return HTTPResponse(
-            status: status, headers: [Header("Content-Type", "application/json")] + headers, body: Array(data) + [10])
+        body.append(10)
+        return HTTPResponse(status: status, headers: [Header("Content-Type", "application/json")] + headers, body: body)
+    }
+
+    /// `value` as JSON through LedgerStore's `StreamingJSONEncoder` (several times faster
+    /// than `JSONEncoder`, which was a quarter of the server's time on `GET
+    /// /api/v1/summary`), or through `JSONEncoder` for what that encoder does not write;
+    /// `nil` when neither can.
+    static func jsonBytes(_ value: some Encodable) -> [UInt8]? {
+        do {
+            return try StreamingJSONEncoder().encode(value)
+        } catch is StreamingJSONEncoder.Unsupported {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            return (try? encoder.encode(value)).map { Array($0) }
+        } catch {
+            return nil
+        }
     }
 
     /// The error document `{"error":{"code":...,"message":...}}`.
@@ -57,11 +73,9 @@ public struct HTTPResponse: Sendable, Hashable {
             }
             var error: Body
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Document(error: .init(code: code, message: message)))) ?? Data()
-        return HTTPResponse(
-            status: status, headers: [Header("Content-Type", "application/json")] + headers, body: Array(data) + [10])
+        var body = jsonBytes(Document(error: .init(code: code, message: message))) ?? []
+        body.append(10)
+        return HTTPResponse(status: status, headers: [Header("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// The response for a use case's failure: its kind decides the status.

@@ -43,6 +43,12 @@ public final class MetricsRegistry: Sendable {
         var sum: Double = 0
 
         init(bucketCount: Int) { counts = Array(repeating: 0, count: bucketCount) }
+
+        /// Counts `value` in bucket `index` (`nil`: past the last bound).
+        mutating func record(_ value: Double, bucket index: Int?) {
+            if let index { counts[index] += 1 } else { overflow += 1 }
+            sum += value
+        }
     }
 
     struct Storage: Sendable {
@@ -75,11 +81,25 @@ public final class MetricsRegistry: Sendable {
     public func observe(_ value: Double, in metric: Metric, labels: [String] = []) {
         let index = metric.buckets.firstIndex { value <= $0 }
         storage.withLock { storage in
-            var observations =
-                storage.histograms[metric.name]?[labels] ?? Observations(bucketCount: metric.buckets.count)
-            if let index { observations.counts[index] += 1 } else { observations.overflow += 1 }
-            observations.sum += value
-            storage.histograms[metric.name, default: [:]][labels] = observations
+            storage.histograms[metric.name, default: [:]][
+                labels, default: Observations(bucketCount: metric.buckets.count)
+            ].record(value, bucket: index)
+        }
+    }
+
+    /// Adds 1 to `counter`'s label set `counterLabels` and records `value` in
+    /// `histogram`'s label set `histogramLabels`, under one lock: what the server does
+    /// after every request, from many threads at once.
+    public func count(
+        _ counter: Metric, labels counterLabels: [String], observing value: Double, in histogram: Metric,
+        labels histogramLabels: [String]
+    ) {
+        let index = histogram.buckets.firstIndex { value <= $0 }
+        storage.withLock { storage in
+            storage.numbers[counter.name, default: [:]][counterLabels, default: 0] += 1
+            storage.histograms[histogram.name, default: [:]][
+                histogramLabels, default: Observations(bucketCount: histogram.buckets.count)
+            ].record(value, bucket: index)
         }
     }
 

@@ -314,7 +314,17 @@ final class MicroHTTPDServer: @unchecked Sendable {
             }
             state.isMultipart = request.mediaType == "multipart/form-data"
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-            if case .respond(let response) = state.plan { return queue(response, state, connection) }
+            if case .respond(let response) = state.plan {
+                // A request without a body is answered on the next call, which follows at
+                // once: libmicrohttpd closes the connection after a response queued with
+                // the head (it cannot know no body follows), so a client could not keep it
+                // alive. A request with a body is answered now, before any of it is read.
+                guard request.isChunked || (request.contentLength ?? 0) > 0 else {
+                    state.deferred = response
+                    return .YES
+                }
+                return queue(response, state, connection)
+            }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
@@ -514,6 +524,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return count <= listener.maximumConnectionsPerClient
     }
 
+    /// A non-negative number with one decimal (`12.3`), without `String(format:)`'s cost
+    /// on every access-log line.
+    static func tenths(_ value: Double) -> String {
+        let tenths = Int64((max(0, value) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     private func completed(_ state: RequestState, isComplete: Bool) {
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
         if case .upload(let receiver, _) = state.plan { receiver.abandon() }
@@ -525,7 +542,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
             seconds: elapsed / 1000)
         log?(
             "\(state.request.clientAddress) \"\(state.request.method) \(state.request.path)\" \(status) "
-                + "\(state.responseBytes) \(String(format: "%.1f", elapsed))ms")
+                + "\(state.responseBytes) \(Self.tenths(elapsed))ms")
         activity.lock()
         activeRequests -= 1
         let client = state.request.clientAddress

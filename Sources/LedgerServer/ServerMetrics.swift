@@ -102,8 +102,9 @@ public final class ServerMetrics: Sendable {
     public func recordRequest(route: String?, method: String, status: Int?, seconds: Double) {
         let route = route ?? "unmatched"
         let method = Self.methods.contains(method) ? method : "other"
-        registry.add(to: Self.requests, labels: [route, method, status.map(String.init) ?? "none"])
-        registry.observe(seconds, in: Self.requestDuration, labels: [route])
+        registry.count(
+            Self.requests, labels: [route, method, status.map(String.init) ?? "none"], observing: seconds,
+            in: Self.requestDuration, labels: [route])
     }
 
     /// Records `count` body bytes received on upload route `route`.

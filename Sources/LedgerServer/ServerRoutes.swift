@@ -87,6 +87,8 @@ public final class ServerRoutes: @unchecked Sendable {
         /// The path, such as `/api/v1/imports/{id}`.
         public let template: String
         let plan: @Sendable (ServerRoutes, HTTPRequest, [String: String]) -> Plan
+        /// The template's segments, split once (every request is matched against them).
+        private let pattern: [Substring]
 
         init(
             _ method: String, _ template: String,
@@ -95,11 +97,11 @@ public final class ServerRoutes: @unchecked Sendable {
             self.method = method
             self.template = template
             self.plan = plan
+            pattern = template.split(separator: "/")
         }
 
         /// The captured values when `segments` match the template; `nil` otherwise.
         func captures(_ segments: [Substring]) -> [String: String]? {
-            let pattern = template.split(separator: "/")
             guard pattern.count == segments.count else { return nil }
             var values: [String: String] = [:]
             for (expected, actual) in zip(pattern, segments) {

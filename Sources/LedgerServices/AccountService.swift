@@ -107,6 +107,28 @@ public struct AccountService {
         }
     }
 
+    /// The summary of `horizon` as the last rollup stored it, as its JSON text: what
+    /// ``summary(horizon:asOf:includingWindowNights:)`` finds without `asOf`, neither
+    /// decoded nor encoded again (``SummaryService/storedText(for:horizon:)``).
+    ///
+    /// The user's row and the summary are read in one round trip to the database
+    /// (``LedgerSession/readAsUser(_:_:)``: one read-only transaction as the user). When
+    /// that shows no summary with nights, the answer is decided as the decoded read
+    /// decides it (are there nights at all? why not?) in a transaction of its own.
+    public func storedSummaryText(horizon: Horizon) throws(ServiceError) -> SummaryService.TextLookup {
+        let results = try session.readAsUser(
+            userID,
+            [UserStore.findStatement(id: userID), SummaryStore.storedTextStatement(userID: userID, horizon: horizon)])
+        let (user, stored) = try ServiceError.wrapping {
+            (try UserStore.user(in: results[0]), try SummaryStore.storedText(in: results[1]))
+        }
+        guard user != nil else { throw ServiceError(.notFound, "this account no longer exists") }
+        if let stored, stored.hasNightData { return .found(stored.json) }
+        return try asUser { user in
+            try SummaryService(session: session, rules: rules).storedText(for: user, horizon: horizon)
+        }
+    }
+
     /// One page of the user's stored nights and naps.
     public struct NightsPage: Sendable, Hashable {
         /// The user.

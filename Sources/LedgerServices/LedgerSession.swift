@@ -35,13 +35,35 @@ public final class LedgerSession {
     public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
         do {
             return try connection.transaction { connection in
-                try connection.execute(
-                    "SELECT set_config($1, $2, true)",
-                    [.text(DatabaseRoles.currentUserSetting), .text(String(userID))], name: "session.asUser")
+                let setting = Self.userSetting(userID)
+                try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
                 return try body()
             }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }
+    }
+
+    /// Runs `statements` in one read-only transaction as user `userID`, as ``asUser(_:_:)``
+    /// would, but in one round trip: `BEGIN`, the setting, the statements and `COMMIT`
+    /// are sent together (``PostgresClient/Connection/pipelinedTransaction(_:readOnly:)``)
+    /// and run in that order, so the setting is in force for every statement. Returns the
+    /// statements' results; a database failure is a ``ServiceError``.
+    func readAsUser(_ userID: Int64, _ statements: [PipelinedStatement]) throws(ServiceError) -> [QueryResult] {
+        do {
+            return Array(
+                try connection.pipelinedTransaction([Self.userSetting(userID)] + statements, readOnly: true)
+                    .dropFirst())
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// The statement naming the user whose rows row-level security shows, until the
+    /// transaction ends.
+    static func userSetting(_ userID: Int64) -> PipelinedStatement {
+        PipelinedStatement(
+            "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))],
+            name: "session.asUser")
     }
 }

@@ -64,6 +64,27 @@ public struct SummaryService {
         }
     }
 
+    /// A stored summary as JSON text, or why there is none.
+    public enum TextLookup: Sendable, Hashable {
+        /// The JSON text the rollup stored (``LedgerStore/SummaryStore/StoredText/json``).
+        case found([UInt8])
+        /// Why there is none.
+        case absent(Absence)
+    }
+
+    /// The stored summary of `horizon` for `user` as JSON text, not decoded: the answer
+    /// of ``summary(for:horizon:asOf:)`` without `asOf` (the same summary, or the same
+    /// absence), for a caller that only sends it on.
+    public func storedText(for user: User, horizon: Horizon) throws(ServiceError) -> TextLookup {
+        try ServiceError.wrapping {
+            let row = try SummaryStore(connection: connection).storedText(userID: user.id, horizon: horizon)
+            if let row, try row.hasNightData || AdminQueries(connection: connection).hasNights(userID: user.id) {
+                return .found(row.json)
+            }
+            return .absent(try absenceReason(of: user))
+        }
+    }
+
     /// Why `user` has no summary: never rolled up, nothing imported, no nights formed, or
     /// no stored summary of this horizon.
     public func absence(of user: User) throws(ServiceError) -> Absence {

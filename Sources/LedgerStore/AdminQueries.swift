@@ -66,7 +66,7 @@ public struct AdminQueries {
 
     /// Whether the rollup stored any night for the user.
     public func hasNights(userID: Int64) throws -> Bool {
-        try connection.execute(
+        try connection.executePrepared(
             "SELECT EXISTS (SELECT FROM nights WHERE user_id = $1)", [.int64(userID)], name: "admin.hasNights"
         ).single().bool(0) ?? false
     }

@@ -214,7 +214,8 @@ public struct ImportJobStore {
     public func finish(userID: Int64, id: Int64, state: State, importID: Int64?, error: String?) throws -> Bool {
         try connection.execute(
             """
-            UPDATE import_jobs SET state = $3, finished_at = now(), import_id = $4, error = $5
+            UPDATE import_jobs SET state = $3, finished_at = greatest(clock_timestamp(), started_at), import_id = $4,
+                error = $5
             WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
             """,
             [

@@ -1,7 +1,10 @@
+import Foundation
+
 /// A JSON encoder that writes bytes as the value's `encode(to:)` runs, instead of building
 /// a tree of values first as Foundation's `JSONEncoder` does: the rollup encodes six
 /// summaries per user, and `JSONEncoder` was a fifth of the runner's CPU in a nightly
-/// refresh.
+/// refresh; the server writes its JSON responses with it too (`JSONEncoder` was a quarter
+/// of its CPU on `GET /api/v1/summary`).
 ///
 /// It produces the same JSON as `JSONEncoder()` with `.withoutEscapingSlashes` and no
 /// strategies (the encoding docs/summary-json.md asks for), up to key order and the
@@ -14,16 +17,23 @@
 /// is one keyed, unkeyed or single-value container per value, with nested values passed
 /// to `encode(_:)` / `encode(_:forKey:)`. `nestedContainer`, `nestedUnkeyedContainer`,
 /// `superEncoder` and asking one encoder for two kinds of container are not: ``encode(_:)``
-/// throws ``Unsupported`` for them and callers fall back to `JSONEncoder`.
+/// throws ``Unsupported`` for them and callers fall back to `JSONEncoder`. So it does for
+/// `Data`, `URL` and `Decimal`, which `JSONEncoder` writes in its own way (base64, the
+/// absolute string, a number) rather than through their `encode(to:)`.
 /// `codingPath` is not tracked (always empty).
-struct StreamingJSONEncoder {
-    /// The value used a container shape this encoder does not write.
-    struct Unsupported: Error, CustomStringConvertible {
-        let description: String
+public struct StreamingJSONEncoder {
+    /// The value used a container shape (or a type) this encoder does not write.
+    public struct Unsupported: Error, CustomStringConvertible {
+        /// What was met, for a log.
+        public let description: String
     }
 
-    /// The JSON text of `value`.
-    func encode(_ value: some Encodable) throws -> [UInt8] {
+    /// Creates an encoder.
+    public init() {}
+
+    /// The JSON text of `value`; ``Unsupported`` when `JSONEncoder` must write it instead,
+    /// `EncodingError` for a non-finite number.
+    public func encode(_ value: some Encodable) throws -> [UInt8] {
         let sink = Sink()
         sink.bytes.reserveCapacity(4096)
         try sink.write(value)
@@ -44,7 +54,10 @@ struct StreamingJSONEncoder {
 
         /// Writes `value` at the current position: one level, closed when its
         /// `encode(to:)` returns.
-        func write(_ value: some Encodable) throws {
+        func write<Value: Encodable>(_ value: Value) throws {
+            if Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
+                return refuse("\(Value.self), which JSONEncoder writes in a form of its own")
+            }
             let level = Level(sink: self)
             try value.encode(to: level)
             switch level.shape {

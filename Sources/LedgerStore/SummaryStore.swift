@@ -98,10 +98,10 @@ public struct SummaryStore {
     }
 
     /// The user's stored summary for `horizon`, decoded from its JSON, or `nil` when the
-    /// rollup has not written one.
+    /// rollup has not written one. A prepared statement (`GET /api/v1/summary` reads it).
     public func summary(userID: Int64, horizon: Horizon) throws -> Summary? {
         guard
-            let text = try connection.execute(
+            let text = try connection.executePrepared(
                 "SELECT summary FROM summaries WHERE user_id = $1 AND horizon = $2",
                 [.int64(userID), .text(horizon.rawValue)], name: "summaries.read"
             ).first?.string(0)
@@ -113,6 +113,46 @@ public struct SummaryStore {
                 .decodingFailed, "the stored \(horizon.rawValue) summary of user \(userID) does not decode",
                 statement: "summaries.read")
         }
+    }
+
+    /// A stored summary as its JSON text, not decoded: what the API sends for it.
+    public struct StoredText: Sendable, Hashable {
+        /// The JSON text, as PostgreSQL prints the stored `jsonb` (the same document as
+        /// the encoder wrote; keys in `jsonb`'s order, a space after each `:` and `,`).
+        public var json: [UInt8]
+        /// Whether the summary counts nights, has a rolling debt or a last night: what
+        /// decides, without reading the nights, that it is worth showing
+        /// (``SleepCore/Summary``'s `debt.trackedNights > 0`, `rollingDebt != nil` or
+        /// `lastNight != nil`; the first and last from the headline columns written with
+        /// it).
+        public var hasNightData: Bool
+    }
+
+    /// The user's stored summary for `horizon` as its JSON text, or `nil` when the rollup
+    /// has not written one.
+    public func storedText(userID: Int64, horizon: Horizon) throws -> StoredText? {
+        let statement = Self.storedTextStatement(userID: userID, horizon: horizon)
+        return try Self.storedText(
+            in: connection.executePrepared(statement.sql, statement.parameters, name: statement.name))
+    }
+
+    /// ``storedText(userID:horizon:)``'s statement, for a caller that sends it with others
+    /// in one round trip; read its result with ``storedText(in:)``.
+    public static func storedTextStatement(userID: Int64, horizon: Horizon) -> PipelinedStatement {
+        PipelinedStatement(
+            """
+            SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt'
+            FROM summaries WHERE user_id = $1 AND horizon = $2
+            """, [.int64(userID), .text(horizon.rawValue)], name: "summaries.readText")
+    }
+
+    /// The summary in the result of ``storedTextStatement(userID:horizon:)``, or `nil`.
+    public static func storedText(in result: QueryResult) throws -> StoredText? {
+        guard let row = result.first else { return nil }
+        guard let text = try row.string(0), let hasNightData = try row.bool(1) else {
+            throw StoreError(.decodingFailed, "a summaries row has a NULL column", statement: "summaries.readText")
+        }
+        return StoredText(json: Array(text.utf8), hasNightData: hasNightData)
     }
 
     /// The headline rows of every user's summary for `horizon` (all horizons when `nil`),

@@ -39,7 +39,19 @@ public struct TokenStore {
         public var scope: Scope
         /// SHA-256 of the secret.
         public var secretSHA256: [UInt8]
+        /// When it last authenticated a request, epoch seconds; `nil` when never.
+        public var lastUsedAt: Int64?
+
+        /// Whether a use at `now` is to be recorded (``markUsed(userID:id:at:)``): the
+        /// token was never used, or not in the minute before.
+        public func isUseDue(at now: Int64) -> Bool {
+            guard let lastUsedAt else { return true }
+            return lastUsedAt < now - TokenStore.useRecordingSeconds
+        }
     }
+
+    /// A token's use is recorded at most once in this many seconds.
+    public static let useRecordingSeconds: Int64 = 60
 
     /// The connection every call uses.
     public let connection: Connection
@@ -84,10 +96,11 @@ public struct TokenStore {
     }
 
     /// The valid tokens with id `id` (ids are random: normally one, at most a few), looked
-    /// up before the owner is known (function `sleepledger_token_credentials`).
+    /// up before the owner is known (function `sleepledger_token_credentials`, migration
+    /// 0013). A prepared statement: the server runs it on every request.
     public func credentials(id: Int64) throws -> [Credential] {
-        try connection.execute(
-            "SELECT user_id, scope, secret_sha256 FROM sleepledger_token_credentials($1)", [.int64(id)],
+        try connection.executePrepared(
+            "SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_token_credentials($1)", [.int64(id)],
             name: "tokens.credentials"
         ).rows.map { row in
             guard let userID = try row.int64(0), let scope = try row.string(1).flatMap(Scope.init(rawValue:)),
@@ -96,14 +109,16 @@ public struct TokenStore {
                 throw StoreError(
                     .decodingFailed, "an api_tokens row has a NULL column", statement: "tokens.credentials")
             }
-            return Credential(userID: userID, scope: scope, secretSHA256: Array(hash))
+            return Credential(
+                userID: userID, scope: scope, secretSHA256: Array(hash), lastUsedAt: try row.epochSeconds(3))
         }
     }
 
     /// Records that the token authenticated a request at `now` (at most once a minute,
-    /// so a busy phone does not rewrite the row on every request).
+    /// so a busy phone does not rewrite the row on every request; callers skip the call
+    /// when ``Credential/isUseDue(at:)`` says no).
     public func markUsed(userID: Int64, id: Int64, at now: Int64) throws {
-        try connection.execute(
+        try connection.executePrepared(
             """
             UPDATE api_tokens SET last_used_at = $3
             WHERE user_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < $3::timestamptz - interval '1 minute')

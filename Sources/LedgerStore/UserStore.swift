@@ -62,11 +62,23 @@ public struct UserStore {
         ).first.map(UserStore.user(from:))
     }
 
-    /// The user with id `id`, or `nil`.
+    /// The user with id `id`, or `nil`. A prepared statement: the server reads the
+    /// caller's row on every request.
     public func find(id: Int64) throws -> User? {
-        try connection.execute(
-            "SELECT \(UserStore.columns) FROM users WHERE id = $1", [.int64(id)], name: "users.findByID"
-        ).first.map(UserStore.user(from:))
+        let statement = Self.findStatement(id: id)
+        return try Self.user(in: connection.executePrepared(statement.sql, statement.parameters, name: statement.name))
+    }
+
+    /// ``find(id:)``'s statement, for a caller that sends it with others in one round trip
+    /// (``PostgresClient/Connection/pipelinedTransaction(_:readOnly:)``); read its result
+    /// with ``user(in:)``.
+    public static func findStatement(id: Int64) -> PipelinedStatement {
+        PipelinedStatement("SELECT \(columns) FROM users WHERE id = $1", [.int64(id)], name: "users.findByID")
+    }
+
+    /// The user in the result of ``findStatement(id:)``, or `nil`.
+    public static func user(in result: QueryResult) throws -> User? {
+        try result.first.map(user(from:))
     }
 
     /// Changes a user's handle, zone and/or goals (`nil` keeps the current value) and

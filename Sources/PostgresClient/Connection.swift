@@ -144,7 +144,7 @@ public final class Connection {
     }
 
     /// The server-side name of `sql` prepared on this session, preparing it on first use.
-    private func preparedStatement(_ sql: String, parameterCount: Int, name: String) throws -> String {
+    func preparedStatement(_ sql: String, parameterCount: Int, name: String) throws -> String {
         if let known = preparedStatements[sql] { return known }
         let connection = try liveHandle()
         let fresh = "sleepledger_\(preparedStatements.count + 1)"
@@ -155,7 +155,7 @@ public final class Connection {
     }
 
     /// Calls `body` with the parameters as NUL-terminated C strings (`nil` for NULL).
-    private func withParameterValues<T>(
+    func withParameterValues<T>(
         _ parameters: [SQLValue?], name: String?, _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) throws -> T
     ) throws -> T {
         var cStrings: [UnsafeMutablePointer<CChar>?] = []
@@ -340,7 +340,9 @@ public final class Connection {
                 throw error
             }
         }
-        try execute(begin, name: "transaction.begin")
+        // Prepared like any statement a session repeats: the server keeps BEGIN and
+        // COMMIT parsed, as it does for the statements between them.
+        try executePrepared(begin, [], name: "transaction.begin")
         let value: T
         do {
             value = try body(self)
@@ -355,7 +357,7 @@ public final class Connection {
                 statement: "transaction.commit")
         }
         do {
-            try execute("COMMIT", name: "transaction.commit")
+            try executePrepared("COMMIT", [], name: "transaction.commit")
         } catch {
             if isInTransaction { rollbackQuietly() }
             throw error
@@ -363,7 +365,7 @@ public final class Connection {
         return value
     }
 
-    private func rollbackQuietly() {
+    func rollbackQuietly() {
         guard isOpen else { return }
         _ = try? execute("ROLLBACK", name: "transaction.rollback")
     }

@@ -56,8 +56,12 @@ struct ChartSVG {
         return "\(range.first.description.dropFirst(5))..\(range.last.description.dropFirst(5))"
     }
 
+    /// `text` for the SVG's text and attributes: markup characters as references, control
+    /// and bidirectional characters as their visible stand-ins (``ControlCharacters``), so a
+    /// value can neither end an element nor reorder the text around it.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        ControlCharacters.replacing(in: text, keepingLayout: false).replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 

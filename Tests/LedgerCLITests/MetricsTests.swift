@@ -97,7 +97,9 @@ struct MetricsTests {
                 """)
     }
 
-    @Test("the registry counts every update from many threads; gauges keep the last value; negative adds are ignored")
+    @Test(
+        "the registry counts every update from many threads, one by one or a count with an observation together; gauges keep the last value; negative adds are ignored"
+    )
     func concurrency() {
         let counter = MetricsRegistry.Metric.counter("c_total", help: "C", labels: ["n"])
         let histogram = MetricsRegistry.Metric.histogram("h_seconds", help: "H", buckets: [0.5])
@@ -105,8 +107,13 @@ struct MetricsTests {
         let registry = MetricsRegistry([counter, histogram, gauge])
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             for step in 0..<1000 {
-                registry.add(to: counter, labels: [String(index % 2)])
-                registry.observe(step % 2 == 0 ? 0.25 : 1, in: histogram)
+                let value = step % 2 == 0 ? 0.25 : 1
+                if index < 4 {
+                    registry.add(to: counter, labels: [String(index % 2)])
+                    registry.observe(value, in: histogram)
+                } else {
+                    registry.count(counter, labels: [String(index % 2)], observing: value, in: histogram, labels: [])
+                }
             }
         }
         registry.add(-5, to: counter, labels: ["0"])

@@ -1,4 +1,5 @@
 import Foundation
+import SleepReports
 import Testing
 
 @testable import LedgerCLI

@@ -35,6 +35,17 @@ struct SummaryServiceTests {
             }
             #expect(stored.debt.trackedNights > 0)
             #expect(computed == stored, "\(horizon)")
+            // The stored text, as the API sends it, is the same summary, found the same way.
+            for lookup in [
+                try summaries.storedText(for: anna, horizon: horizon),
+                try AccountService(session: fixture.session, userID: anna.id).storedSummaryText(horizon: horizon),
+            ] {
+                guard case .found(let json) = lookup else {
+                    Issue.record("no stored \(horizon) text")
+                    continue
+                }
+                #expect(try JSONDecoder().decode(Summary.self, from: Data(json)) == stored, "\(horizon)")
+            }
         }
         // Another day is computed from the same stored nights.
         guard
@@ -55,11 +66,18 @@ struct SummaryServiceTests {
         let users = UserService(session: fixture.session)
         let summaries = SummaryService(session: fixture.session)
         let ben = try users.add(handle: "ben", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
-        #expect(try summaries.summary(for: ben, horizon: .weekly, asOf: nil) == .absent(.neverRolledUp))
+        let account = AccountService(session: fixture.session, userID: ben.id)
+        // The stored text finds the same absence as the decoded summary, whatever the reason.
+        func expectAbsence(_ absence: SummaryService.Absence, _ horizon: Horizon = .weekly) throws {
+            #expect(try summaries.summary(for: ben, horizon: horizon, asOf: nil) == .absent(absence))
+            #expect(try summaries.storedText(for: ben, horizon: horizon) == .absent(absence))
+            #expect(try account.storedSummaryText(horizon: horizon) == .absent(absence))
+        }
+        try expectAbsence(.neverRolledUp)
 
         let rollup = RollupService(database: fixture.database, settings: RollupSettings(asOf: Self.asOf))
         try rollup.run(now: Self.now)
-        #expect(try summaries.summary(for: ben, horizon: .weekly, asOf: nil) == .absent(.noSamples))
+        try expectAbsence(.noSamples)
         #expect(try summaries.summary(for: ben, horizon: .weekly, asOf: Self.asOf) == .absent(.noSamples))
 
         // Twenty minutes asleep: a nap, not a night.
@@ -74,7 +92,13 @@ struct SummaryServiceTests {
         try rollup.run(now: Self.now)
         #expect(try summaries.naps(for: ben).count == 1)
         #expect(try summaries.nights(for: ben).isEmpty)
-        #expect(try summaries.summary(for: ben, horizon: .weekly, asOf: nil) == .absent(.samplesWithoutNights))
+        try expectAbsence(.samplesWithoutNights)
+        try expectAbsence(.samplesWithoutNights, .tenYears)
         #expect(try summaries.summary(for: ben, horizon: .daily, asOf: Self.asOf) == .absent(.samplesWithoutNights))
+        // An account that no longer exists.
+        let gone = #expect(throws: ServiceError.self) {
+            try AccountService(session: fixture.session, userID: ben.id + 1000).storedSummaryText(horizon: .weekly)
+        }
+        #expect(gone?.kind == .notFound)
     }
 }

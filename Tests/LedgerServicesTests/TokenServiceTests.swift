@@ -76,6 +76,26 @@ struct TokenServiceTests {
         #expect(try tokens.list(for: anna).first?.revokedAt == Self.now)
     }
 
+    @Test("a use is recorded at most once a minute: the look-up says when the last one was")
+    func useRecordedOncePerMinute() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let tokens = TokenService(session: fixture.session)
+        let issued = try tokens.create(for: anna, name: "phone", scope: .full)
+        let store = TokenStore(connection: fixture.session.connection)
+        #expect(try store.credentials(id: issued.record.id).map(\.lastUsedAt) == [nil])
+        #expect(try store.credentials(id: issued.record.id).first?.isUseDue(at: Self.now) == true)
+        for (offset, recorded) in [(0, 0), (30, 0), (60, 0), (61, 61), (100, 61), (122, 122)] {
+            _ = try tokens.authenticate(issued.token, now: Self.now + Int64(offset))
+            #expect(try tokens.list(for: anna).first?.lastUsedAt == Self.now + Int64(recorded), "\(offset)")
+            #expect(
+                try store.credentials(id: issued.record.id).map(\.lastUsedAt) == [Self.now + Int64(recorded)],
+                "\(offset)")
+        }
+    }
+
     @Test(
         "token names are 1-64 characters without control characters",
         arguments: [("phone", true), ("", false), (String(repeating: "x", count: 65), false), ("a\u{1B}[2J", false)])

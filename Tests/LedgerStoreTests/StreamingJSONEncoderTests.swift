@@ -95,4 +95,20 @@ struct StreamingJSONEncoderTests {
         #expect(throws: StreamingJSONEncoder.Unsupported.self) { try StreamingJSONEncoder().encode(Nested()) }
         #expect(throws: EncodingError.self) { try StreamingJSONEncoder().encode([Double.nan]) }
     }
+
+    struct Special: Encodable {
+        var data: Data?
+        var url: URL?
+        var decimal: Decimal?
+    }
+
+    @Test("Data, URL and Decimal, which JSONEncoder writes its own way, are refused, nested or not")
+    func foundationTypes() throws {
+        let url = try #require(URL(string: "https://example.org/a"))
+        for value in [Special(data: Data([1, 2])), Special(url: url), Special(decimal: Decimal(string: "1.5"))] {
+            #expect(throws: StreamingJSONEncoder.Unsupported.self) { try StreamingJSONEncoder().encode(value) }
+        }
+        #expect(throws: StreamingJSONEncoder.Unsupported.self) { try StreamingJSONEncoder().encode([url]) }
+        #expect(try StreamingJSONEncoder().encode(Special()) == Array("{}".utf8))
+    }
 }

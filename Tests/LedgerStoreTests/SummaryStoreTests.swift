@@ -1,3 +1,4 @@
+import Foundation
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
@@ -47,6 +48,42 @@ struct SummaryStoreTests {
         try store.replace(userID: anna.id, summaries: Array(summaries.prefix(2)), computedAt: 1_709_366_400)
         #expect(try store.summary(userID: anna.id, horizon: .yearly) == nil)
         #expect(try store.headlines(horizon: .daily).first?.computedAt == 1_709_366_400)
+    }
+
+    @Test(
+        "the stored text is the summary's JSON; its flag says whether it counts nights, a rolling debt or a last night")
+    func storedText() throws {
+        let connection = try Connection(conninfo: TestDatabase.migrated().conninfo)
+        let users = UserStore(connection: connection)
+        let store = SummaryStore(connection: connection)
+        let nights = NightBuilder().build(
+            from: SleepStreamGenerator(seed: 9).samples(
+                from: LocalDate(year: 2024, month: 1, day: 1), through: LocalDate(year: 2024, month: 2, day: 29)),
+            userTimeZoneIdentifier: "Europe/Berlin"
+        ).nights
+        // As of the end, long after it (nights out of the short windows), and with no nights.
+        var cases: [(User, [Summary])] = []
+        for (handle, summaries) in [
+            ("anna", SummaryBuilder(nights: nights).summaries(asOf: LocalDate(year: 2024, month: 3, day: 1))),
+            ("ben", SummaryBuilder(nights: nights).summaries(asOf: LocalDate(year: 2024, month: 6, day: 1))),
+            ("cleo", SummaryBuilder(nights: []).summaries(asOf: LocalDate(year: 2024, month: 3, day: 1))),
+        ] {
+            let user = try users.add(handle: handle, timeZone: "Europe/Berlin")
+            try store.replace(userID: user.id, summaries: summaries, computedAt: 1_709_280_000)
+            cases.append((user, summaries))
+        }
+        var flags: Set<Bool> = []
+        for (user, summaries) in cases {
+            for summary in summaries {
+                let stored = try #require(try store.storedText(userID: user.id, horizon: summary.horizon))
+                #expect(try JSONDecoder().decode(Summary.self, from: Data(stored.json)) == summary)
+                let expected = summary.debt.trackedNights > 0 || summary.rollingDebt != nil || summary.lastNight != nil
+                #expect(stored.hasNightData == expected, "\(user.handle) \(summary.horizon)")
+                flags.insert(expected)
+            }
+        }
+        #expect(flags == [true, false])
+        #expect(try store.storedText(userID: cases[0].0.id + 100, horizon: .weekly) == nil)
     }
 
     @Test("the stored JSON is the documented snake_case shape")

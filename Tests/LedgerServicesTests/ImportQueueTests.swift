@@ -1,0 +1,42 @@
+import Foundation
+import LedgerServices
+import LedgerStore
+import LedgerTestSupport
+import PostgresClient
+import Testing
+
+/// The queue's workers on the server's role.
+@Suite("Import queue")
+struct ImportQueueTests {
+    @Test("a job's finished_at is when its import ended, not when its transaction began")
+    func finishedAtIsTheEnd() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let csv =
+            "sourceName,startDate,endDate,value\n"
+            + "W,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
+        let path = try fixture.write("upload.csv", csv)
+        let queue = ImportQueue(session: session, host: "here")
+        _ = try queue.enqueue(
+            .init(
+                fileName: "upload.csv", contentType: "text/csv", sizeBytes: Int64(csv.utf8.count),
+                sha256: String(repeating: "a", count: 64), spoolPath: path),
+            userID: annaID, maximumPending: 3)
+        let job = try #require(try queue.runNext(anyHost: false, options: .init()))
+        #expect(job.state == .done)
+        // The import's audit row ends with clock_timestamp() inside the job's transaction;
+        // the job ends after it.
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let later = try connection.execute(
+            """
+            SELECT j.finished_at >= i.finished_at AND i.finished_at > j.started_at
+            FROM import_jobs j JOIN imports i ON i.id = j.import_id WHERE j.id = $1
+            """, [.int64(job.id)]
+        ).first?.bool(0)
+        #expect(later == true)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import SleepCore
+import SleepReports
+import Testing
+
+@testable import WebPages
+
+/// The forms and tables of the other pages.
+@Suite("Upload, imports, nights, settings, tokens")
+struct FormTests {
+    static func scan(_ page: WebPage) -> HTMLScan { HTMLScan(WebLayout.render(page, signedIn: "anna", csrfToken: "t")) }
+
+    @Test(
+        "sizes are written in binary units",
+        arguments: [
+            (Int64(0), "0 bytes"), (1, "1 byte"), (1023, "1023 bytes"), (1024, "1 KiB"), (1536, "1.5 KiB"),
+            (359_554, "351.1 KiB"), (64 << 20, "64 MiB"), (8 << 30, "8 GiB"), (3 << 40, "3 TiB"),
+        ])
+    func bytes(count: Int64, expected: String) {
+        #expect(WebFormat.bytes(count) == expected)
+    }
+
+    @Test("upload: a multipart form to /upload that works without JavaScript, and the hooks upload.js uses")
+    func upload() throws {
+        let scan = Self.scan(UploadView.page(maximumUploadBytes: 8 << 30, csrfToken: "t"))
+        let form = try #require(scan.elements("form").first { $0.attributes["id"] == "upload-form" })
+        #expect(form.attributes["method"] == "post" && form.attributes["action"] == "/upload")
+        #expect(form.attributes["enctype"] == "multipart/form-data")
+        #expect(form.attributes["data-api"] == "/api/v1/imports" && form.attributes["data-max-bytes"] == "8589934592")
+        let file = try #require(scan.elements("input").first { $0.attributes["type"] == "file" })
+        #expect(file.attributes["name"] == "file" && file.attributes["required"] != nil)
+        #expect(
+            file.attributes["accept"]?.contains(".zip") == true && file.attributes["accept"]?.contains(".csv") == true)
+        #expect(scan.text.contains("export.zip, export.xml or a sleep CSV, up to 8 GiB"))
+        let progress = try #require(scan.elements("progress").first)
+        #expect(progress.attributes["max"] == "100" && progress.attributes["value"] == "0")
+        let cancel = try #require(scan.elements("button").first { $0.attributes["id"] == "upload-cancel" })
+        #expect(cancel.attributes["type"] == "button" && cancel.attributes["hidden"] != nil)
+        #expect(scan.elements("p").first { $0.attributes["id"] == "upload-status" }?.attributes["role"] == "status")
+        #expect(scan.elements("script").map { $0.attributes["src"] } == [WebAssets.uploadScript.path])
+    }
+
+    @Test("imports: state, sizes, counts, the importer's reason, diagnostics up to the limit")
+    func imports() throws {
+        let rows = WebFixtures.imports()
+        let scan = Self.scan(ImportsView.page(imports: rows, diagnosticsShown: 50))
+        #expect(scan.elements(withClass: "import").map { $0.attributes["id"] } == rows.map { "import-\($0.id)" })
+        #expect(
+            scan.elements(withClass: "state").map(\.textAfter) == ["Queued", "Running", "Failed", "Done", "Cancelled"])
+        #expect(scan.elements(withClass: "import-error").map(\.textAfter) == ["not an export: export.xml:12: bad date"])
+        #expect(scan.elements("dd").map(\.textAfter) == ["455", "450", "3", "2"])
+        let diagnostics = scan.elements("li").filter { $0.textAfter == "export.xml:12: bad date" }
+        #expect(diagnostics.count == 50)
+        #expect(scan.text.contains("and 10 more"))
+        #expect(scan.text.contains("60 diagnostics"))
+        #expect(scan.text.contains("Import 4 · 3 GiB · uploaded 2025-03-17 08:26 UTC"))
+        #expect(scan.text.contains("still on their way"))
+        let empty = Self.scan(ImportsView.page(imports: []))
+        #expect(empty.elements("a").contains { $0.attributes["href"] == "/upload" })
+    }
+
+    @Test("nights: the range form, a row per night in its own local time, and the CSV link of the same range")
+    func nights() throws {
+        let summary = WebFixtures.rich(.monthly)
+        let nights = WebFixtures.windowNights(summary)
+        let scan = Self.scan(NightsView.page(nights: nights, from: summary.window.first, to: summary.window.last))
+        let form = try #require(scan.elements("form").first { $0.attributes["class"] == "range-form" })
+        #expect(form.attributes["method"] == "get" && form.attributes["action"] == "/nights")
+        #expect(
+            scan.elements("input").filter { $0.attributes["type"] == "date" }.map { $0.attributes["value"] } == [
+                summary.window.first.description, summary.window.last.description,
+            ])
+        let rows = scan.elements("th").filter { $0.attributes["scope"] == "row" }
+        #expect(rows.map(\.textAfter) == nights.map(\.wakeDay.description))
+        let csv = try #require(scan.elements("a").first { $0.attributes["download"] != nil })
+        #expect(csv.attributes["href"] == "/nights.csv?from=\(summary.window.first)&to=\(summary.window.last)")
+        #expect(csv.attributes["download"] == "nights-\(summary.window.first)-to-\(summary.window.last).csv")
+        // The first night's bedtime, read independently in its zone.
+        let first = try #require(nights.first)
+        let zone = try #require(TimeZone(identifier: first.timeZoneIdentifier))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents(
+            [.hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(first.bedtime)))
+        let cells = scan.elements("td").prefix(3).map(\.textAfter)
+        #expect(cells.first == String(format: "%02d:%02d", parts.hour ?? -1, parts.minute ?? -1))
+        let empty = Self.scan(NightsView.page(nights: [], from: WebFixtures.asOf, to: WebFixtures.asOf))
+        #expect(empty.text.contains("No night stored that woke from \(WebFixtures.asOf) through \(WebFixtures.asOf)."))
+    }
+
+    @Test(
+        "settings: every known zone with the person's selected, goals as hours and minutes, password and delete forms")
+    func settings() throws {
+        let goals = SleepGoals(targetSeconds: 7 * 3600 + 30 * 60, minimumSeconds: 6 * 3600 + 45 * 60)
+        let scan = Self.scan(
+            SettingsView.page(handle: "anna", timeZone: "Europe/Berlin", goals: goals, csrfToken: "t"))
+        let zones = TimeZone.knownTimeZoneIdentifiers.sorted()
+        let options = scan.elements("option")
+        #expect(options.count == zones.count)
+        #expect(options.filter { $0.attributes["selected"] != nil }.map { $0.attributes["value"] } == ["Europe/Berlin"])
+        let values = Dictionary(
+            scan.elements("input").compactMap { input in
+                input.attributes["name"].map { ($0, input.attributes["value"] ?? "") }
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(values["target_hours"] == "7" && values["target_minutes"] == "30")
+        #expect(values["minimum_hours"] == "6" && values["minimum_minutes"] == "45")
+        let forms = scan.elements("form").map { ($0.attributes["id"] ?? "", $0.attributes["action"] ?? "") }
+        #expect(forms.map(\.1) == ["/sign-out", "/settings", "/settings/password", "/settings/delete"])
+        #expect(
+            scan.elements("form").first { $0.attributes["id"] == "settings-form" }?.attributes["data-api"]
+                == "/api/v1/me")
+        let autocomplete = scan.elements("input").filter { $0.attributes["type"] == "password" }.map {
+            $0.attributes["autocomplete"] ?? ""
+        }
+        #expect(autocomplete == ["current-password", "new-password", "new-password"])
+        #expect(
+            scan.elements("input").contains {
+                $0.attributes["name"] == "confirm_handle" && $0.attributes["required"] != nil
+            })
+        #expect(scan.elements("script").map { $0.attributes["src"] } == [WebAssets.appScript.path])
+
+        // A zone Foundation does not list (a fixed offset) is kept and selected.
+        let other = Self.scan(SettingsView.page(handle: "anna", timeZone: "GMT+02:00", goals: goals, csrfToken: "t"))
+        #expect(other.elements("option").count == zones.count + 1)
+        #expect(other.elements("option").first?.attributes["value"] == "GMT+02:00")
+        #expect(other.elements("option").first?.attributes["selected"] != nil)
+    }
+
+    @Test("tokens: create with a scope, the new one shown once, revoke forms, the exact Health Auto Export settings")
+    func tokens() throws {
+        let created = TokensView.CreatedToken(token: "sl_24d6149b81e45162_2pmcDEgFu97P", name: "phone", scope: .ingest)
+        let scan = Self.scan(
+            TokensView.page(
+                tokens: WebFixtures.tokens(), created: created, publicURL: "https://sleep.example.org/", csrfToken: "t")
+        )
+        let shown = try #require(scan.elements("input").first { $0.attributes["id"] == "new-token" })
+        #expect(shown.attributes["value"] == created.token && shown.attributes["readonly"] != nil)
+        let scope = try #require(scan.elements("select").first)
+        #expect(scope.attributes["name"] == "scope")
+        #expect(scan.elements("option").map { $0.attributes["value"] } == ["ingest", "full"])
+        let actions = scan.elements("form").compactMap { $0.attributes["action"] }
+        #expect(actions == ["/sign-out", "/tokens", "/tokens/24d6149b81e45162/revoke"])
+        #expect(scan.elements("tr").filter { $0.attributes["class"] == "revoked" }.count == 1)
+        let copyable = scan.elements(withClass: "copyable").map(\.textAfter)
+        #expect(
+            copyable == [
+                "https://sleep.example.org/api/v1/ingest/health-auto-export", "Bearer sl_24d6149b81e45162_2pmcDEgFu97P",
+            ])
+        let text = scan.text
+        for setting in [
+            "Automation type: REST API", "key Authorization", "Export format: JSON", "Sleep Analysis",
+            "Summarize Data: off.",
+        ] {
+            #expect(text.contains(setting), "\(setting)")
+        }
+        let placeholder = Self.scan(
+            TokensView.page(tokens: [], publicURL: "https://sleep.example.org", csrfToken: "t"))
+        #expect(placeholder.elements(withClass: "copyable").map(\.textAfter).last == "Bearer &lt;your ingest token&gt;")
+    }
+}
