@@ -55,6 +55,7 @@ let package = Package(
             name: "LedgerServer",
             dependencies: [
                 "CMicroHTTPD", "LedgerServices", "LedgerStore", "LedgerCrypto", "HealthImport", "SleepReports",
+                "WebPages",
             ],
             // The API's OpenAPI document (docs/openapi.json links here), compiled into the binary.
             resources: [.embedInCode("OpenAPI/openapi.json")]),
@@ -127,7 +128,7 @@ let package = Package(
                 "LedgerCLI", "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport",
                 "SleepCore",
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
-                "make-export",
+                "make-export", "WebPages",
             ],
             exclude: ["Golden", "openapi-conformance.py"]
         ),

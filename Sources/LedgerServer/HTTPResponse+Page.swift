@@ -14,8 +14,8 @@ extension HTTPResponse {
         Header("Referrer-Policy", "same-origin"),
     ]
 
-    /// An HTML page: `html` is the whole document (``SignInPages/document(title:csrfToken:body:)``
-    /// for now), sent as `text/html; charset=utf-8` with ``pageSecurityHeaders``, and with
+    /// An HTML page: `html` is the whole document (a view of `WebPages` in its `WebLayout`),
+    /// sent as `text/html; charset=utf-8` with ``pageSecurityHeaders``, and with
     /// `Cache-Control: no-store` when it is `personal` (every page showing a person's data
     /// or a form token; only public assets are not).
     public static func page(_ html: String, status: Int = 200, personal: Bool = true, headers: [Header] = [])

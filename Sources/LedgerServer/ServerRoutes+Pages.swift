@@ -1,19 +1,22 @@
 import Foundation
 import LedgerServices
 import LedgerStore
+import WebPages
 
 extension ServerRoutes {
     /// The HTML pages (server-rendered; not part of the OpenAPI document, which describes
-    /// the API): the home page, sign-in and sign-out. Every page is sent through
-    /// ``HTTPResponse/page(_:status:personal:headers:)`` with the security headers, and
-    /// reads a person's data through the same services and row-level security as the API.
+    /// the API): the home page, sign-in and sign-out, and the static files they link. Every
+    /// page is rendered by a view of `WebPages` in ``WebLayout`` (docs/web-pages.md), sent
+    /// through ``HTTPResponse/page(_:status:personal:headers:)`` with the security headers,
+    /// and reads a person's data through the same services and row-level security as the API.
     static let pageRoutes: [Route] = [
-        Route("GET", "/") { routes, request, _ in .respond(routes.home(request)) },
-        Route("GET", "/sign-in") { routes, request, _ in .respond(routes.signInForm(request)) },
-        Route("POST", "/sign-in") { routes, request, _ in
+        Route("GET", WebPaths.dashboard) { routes, request, _ in .respond(routes.home(request)) },
+        Route("GET", "/static/{name}") { _, request, _ in .respond(ServerRoutes.staticAsset(atPath: request.path)) },
+        Route("GET", WebPaths.signIn) { routes, request, _ in .respond(routes.signInForm(request)) },
+        Route("POST", WebPaths.signIn) { routes, request, _ in
             routes.readingForm(request) { request in routes.signIn(request) }
         },
-        Route("POST", "/sign-out") { routes, request, _ in
+        Route("POST", WebPaths.signOut) { routes, request, _ in
             routes.readingForm(request) { request in routes.signOut(request) }
         },
     ]
@@ -35,10 +38,8 @@ extension ServerRoutes {
             ["application/x-www-form-urlencoded", "multipart/form-data"].contains(media)
         else {
             return .respond(
-                .page(
-                    SignInPages.message(
-                        title: "Not a form", text: "This address takes a form sent by the page.",
-                        link: (href: "/", label: "Go to SleepLedger")), status: 415))
+                Self.messagePage(
+                    title: "Not a form", message: "This address takes a form sent by the page.", status: 415))
         }
         if let length = request.contentLength, length > Int64(Self.maximumFormBytes) {
             return .respond(.error(413, code: "too_large", message: "the form is larger than this route accepts"))
@@ -72,14 +73,46 @@ extension ServerRoutes {
 
     // MARK: Pages
 
-    /// `GET /`: the signed-in person's home page (a placeholder for the dashboard), or
-    /// `303` to the sign-in form.
+    /// A page of only a message (``MessageView``) for a visitor who may not be signed in,
+    /// answered with `status`; its link goes to `linkPath` (the home page, which sends a
+    /// visitor without a session on to the sign-in form).
+    static func messagePage(
+        title: String, message: String, linkText: String = "Go to SleepLedger", linkPath: String = WebPaths.dashboard,
+        status: Int, headers: [HTTPResponse.Header] = []
+    ) -> HTTPResponse {
+        let page = MessageView.page(title: title, message: message, linkText: linkText, linkPath: linkPath)
+        return .page(WebLayout.render(page, signedIn: nil, csrfToken: ""), status: status, headers: headers)
+    }
+
+    /// `GET /static/<name>.<hash>.<ext>`: a file of ``WebAssets`` by its hashed path, with
+    /// its content type and cached for a year (``WebAssets/cacheControl``: a changed file
+    /// gets a new name). An unknown name, or a known one with another hash, is a 404 page.
+    static func staticAsset(atPath path: String) -> HTTPResponse {
+        guard let asset = WebAssets.asset(atPath: path) else {
+            return messagePage(title: "Not found", message: "There is no such file.", status: 404)
+        }
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                HTTPResponse.Header("Content-Type", asset.contentType),
+                HTTPResponse.Header("Cache-Control", WebAssets.cacheControl),
+            ] + HTTPResponse.pageSecurityHeaders,
+            body: asset.bytes)
+    }
+
+    /// `GET /`: the signed-in person's home page, in the layout with the navigation and the
+    /// sign-out form (a message until the dashboard is served here), or `303` to the
+    /// sign-in form.
     func home(_ request: HTTPRequest) -> HTTPResponse {
         signedIn(request) { visitor in
             let account = try pool.withSession { session in
                 try AccountService(session: session, userID: visitor.userID).account()
             }
-            return .page(SignInPages.home(handle: account.user.handle, csrfToken: visitor.csrfToken))
+            var page = MessageView.page(
+                title: "Your sleep", message: "You are signed in. Your dashboard comes here.", linkText: "Reload",
+                linkPath: WebPaths.dashboard)
+            page.current = .dashboard
+            return .page(WebLayout.render(page, signedIn: account.user.handle, csrfToken: visitor.csrfToken))
         }
     }
 
@@ -95,12 +128,12 @@ extension ServerRoutes {
     ) -> HTTPResponse {
         do {
             guard let visitor = try visitor(request) else {
-                return .seeOther("/sign-in", headers: clearingSession(request))
+                return .seeOther(WebPaths.signIn, headers: clearingSession(request))
             }
             if checkingFormToken {
                 guard
                     CookieSecret.isValid(
-                        request.form["csrf_token"], for: request.cookies[WebCookie.session], purpose: .session)
+                        request.form[WebPaths.csrfField], for: request.cookies[WebCookie.session], purpose: .session)
                 else { return csrfRefusedPage }
             }
             return try body(visitor)
@@ -113,15 +146,16 @@ extension ServerRoutes {
     /// forms in several tabs all work); `303` home when already signed in.
     func signInForm(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            if try visitor(request) != nil { return .seeOther("/") }
+            if try visitor(request) != nil { return .seeOther(WebPaths.dashboard) }
             return try signInPage(request, message: nil, handle: "", status: 200)
         } catch {
             return pageFailure(error)
         }
     }
 
-    /// The sign-in form answered with `status`, `message` and `handle` filled in, and the
-    /// sign-in cookie (re)set; a stale session cookie is removed.
+    /// The sign-in form (``SignInView``) answered with `status`, `message` (an error notice)
+    /// and `handle` filled in, and the sign-in cookie (re)set; a stale session cookie is
+    /// removed. The form's token is also the page's `csrf-token` meta tag.
     func signInPage(
         _ request: HTTPRequest, message: String?, handle: String, status: Int, headers: [HTTPResponse.Header] = []
     )
@@ -130,23 +164,26 @@ extension ServerRoutes {
         let existing = request.cookies[WebCookie.signIn].flatMap { CookieSecret.bytes(of: $0) != nil ? $0 : nil }
         let secret = try existing ?? CookieSecret.generate()
         let token = CookieSecret.formToken(for: secret, purpose: .signIn) ?? ""
+        let page = SignInView.page(csrfToken: token, handle: handle, notice: message.map { WebNotice(.error, $0) })
         return .page(
-            SignInPages.signIn(message: message, handle: handle, formToken: token), status: status,
+            WebLayout.render(page, signedIn: nil, csrfToken: token), status: status,
             headers: [
                 WebCookie.set(
-                    WebCookie.signIn, secret, path: "/sign-in", maxAge: WebCookie.signInSeconds, secure: isSecureCookie)
+                    WebCookie.signIn, secret, path: WebPaths.signIn, maxAge: WebCookie.signInSeconds,
+                    secure: isSecureCookie)
             ] + clearingSession(request) + headers)
     }
 
-    /// `POST /sign-in`: checks the form's token, the throttle, then handle and password.
-    /// `303` home with the session cookie; `403` with the form again for a wrong handle or
-    /// password or an expired form; `429` with `Retry-After` while refused.
+    /// `POST /sign-in`: checks the form's token, the throttle, then handle and password
+    /// (the fields of docs/web-pages.md: `handle`, `password`, `csrf_token`). `303` home
+    /// with the session cookie; `403` with the form again for a wrong handle or password or
+    /// an expired form; `429` with `Retry-After` while refused.
     func signIn(_ request: HTTPRequest) -> HTTPResponse {
         let handle = request.form["handle"] ?? ""
         do {
             guard
                 CookieSecret.isValid(
-                    request.form["csrf_token"], for: request.cookies[WebCookie.signIn], purpose: .signIn)
+                    request.form[WebPaths.csrfField], for: request.cookies[WebCookie.signIn], purpose: .signIn)
             else {
                 return try signInPage(
                     request, message: "The sign-in form had expired. Please sign in again.", handle: handle,
@@ -184,12 +221,12 @@ extension ServerRoutes {
             }
             signInThrottle.succeeded(handle: key, address: request.clientAddress)
             return .seeOther(
-                "/",
+                WebPaths.dashboard,
                 headers: [
                     WebCookie.set(
                         WebCookie.session, signedIn.cookieValue, path: "/", maxAge: signedIn.expiresAt - started,
                         secure: isSecureCookie),
-                    WebCookie.clear(WebCookie.signIn, path: "/sign-in", secure: isSecureCookie),
+                    WebCookie.clear(WebCookie.signIn, path: WebPaths.signIn, secure: isSecureCookie),
                 ])
         } catch {
             return pageFailure(error)
@@ -205,18 +242,17 @@ extension ServerRoutes {
                     .signOut(visitor)
             }
             return .seeOther(
-                "/sign-in", headers: [WebCookie.clear(WebCookie.session, path: "/", secure: isSecureCookie)])
+                WebPaths.signIn, headers: [WebCookie.clear(WebCookie.session, path: "/", secure: isSecureCookie)])
         }
     }
 
     /// The answer to a page's form posted without its CSRF token, or with a wrong one.
     var csrfRefusedPage: HTTPResponse {
-        .page(
-            SignInPages.message(
-                title: "Form expired",
-                text: "This form could not be checked (it is from an older page, or from another site). "
-                    + "Nothing was changed. Go back, reload the page and try again.",
-                link: (href: "/", label: "Go to SleepLedger")), status: 403)
+        Self.messagePage(
+            title: "Form expired",
+            message: "This form could not be checked (it is from an older page, or from another site). "
+                + "Nothing was changed. Go back, reload the page and try again.",
+            status: 403)
     }
 
     /// A page for a failure: 503 when the database or the password hashing is busy or
@@ -225,15 +261,13 @@ extension ServerRoutes {
         let failure = error as? ServiceError
         switch failure?.kind {
         case .busy?, .unavailable?:
-            return .page(
-                SignInPages.message(
-                    title: "Busy", text: "SleepLedger is busy right now. Try again in a minute.",
-                    link: (href: "/", label: "Try again")), status: 503, headers: [.init("Retry-After", "60")])
+            return Self.messagePage(
+                title: "Busy", message: "SleepLedger is busy right now. Try again in a minute.", linkText: "Try again",
+                status: 503, headers: [.init("Retry-After", "60")])
         default:
-            return .page(
-                SignInPages.message(
-                    title: "Something went wrong", text: "An internal error occurred; the server's log has it.",
-                    link: (href: "/", label: "Go to SleepLedger")), status: 500)
+            return Self.messagePage(
+                title: "Something went wrong", message: "An internal error occurred; the server's log has it.",
+                status: 500)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebPages
 
 /// The web pages in a real browser: headless Chromium against the real server and
 /// database, one browser session per script (BrowserHarness, Tests/Browser).
@@ -22,5 +23,6 @@ struct BrowserTests {
         #expect(server.logText.contains("\"POST /sign-in\" 303"))
         #expect(server.logText.contains("\"PATCH /api/v1/me\" 403"))
         #expect(server.logText.contains("\"POST /sign-out\" 303"))
+        #expect(server.logText.contains("\"GET \(WebAssets.stylesheet.path)\" 200"))
     }
 }

@@ -6,6 +6,7 @@ import LedgerTestSupport
 import PostgresClient
 import Synchronization
 import Testing
+import WebPages
 
 /// The sign-in pages as functions from request to response, without sockets: cookie
 /// flags under each public URL, slowed sign-ins through an injected pause, forms refused
@@ -156,5 +157,49 @@ struct SignInRoutePlanTests {
         }
         // A stale session cookie is removed.
         #expect(Self.setCookie("sleepledger_session", answers[4])?.contains("Max-Age=0") == true)
+    }
+
+    @Test("the sign-in page is WebPages' SignInView in its layout, and its fields are the ones the route reads")
+    func signInViewFields() throws {
+        let (routes, _) = try Self.routes()
+        let form = Self.answer(routes, HTTPRequest(method: "GET", path: "/sign-in"))
+        let html = String(decoding: form.body, as: UTF8.self)
+        let cookie = try #require(Self.setCookie("sleepledger_sign_in", form)?.split(separator: ";").first)
+        let token = try #require(
+            CookieSecret.formToken(for: String(cookie.dropFirst("sleepledger_sign_in=".count)), purpose: .signIn))
+        #expect(html == WebLayout.render(SignInView.page(csrfToken: token), signedIn: nil, csrfToken: token))
+        let names = Set(html.matches(of: /<input [^>]*name="([a-z_]+)"/).map { String($0.1) })
+        #expect(names == ["handle", "password", WebPaths.csrfField])
+        #expect(html.contains("action=\"\(WebPaths.signIn)\""))
+        // A failed sign-in shows the form again with the reason as an error notice.
+        let failed = String(decoding: try Self.signIn(routes, password: "not the password").body, as: UTF8.self)
+        #expect(
+            failed.contains("<p class=\"notice notice-error\" role=\"alert\">The handle or the password is wrong.</p>"))
+        #expect(failed.contains("name=\"handle\" value=\"anna\""))
+    }
+
+    @Test("static files: each asset at its hashed path with its type and a year's cache; other names 404")
+    func staticAssets() throws {
+        let (routes, _) = try Self.routes()
+        for asset in WebAssets.all {
+            let answer = Self.answer(routes, HTTPRequest(method: "GET", path: asset.path))
+            #expect(answer.status == 200, "\(asset.path)")
+            #expect(answer.body == asset.bytes, "\(asset.path)")
+            #expect(answer.header("Content-Type") == asset.contentType)
+            #expect(answer.header("Cache-Control") == "public, max-age=31536000, immutable")
+            #expect(answer.header("X-Content-Type-Options") == "nosniff")
+            #expect(answer.header("Content-Security-Policy") == HTTPResponse.contentSecurityPolicy)
+            #expect(ServerRoutes.template(matching: asset.path) == "/static/{name}")
+        }
+        let stale = WebAssets.stylesheet.path.replacingOccurrences(
+            of: WebAssets.stylesheet.hash, with: "0123456789abcdef")
+        for path in [stale, "/static/app.css", "/static/nothing.js", "/static/..%2Fopenapi.json"] {
+            let answer = Self.answer(routes, HTTPRequest(method: "GET", path: path))
+            #expect(answer.status == 404, "\(path)")
+            #expect(answer.header("Cache-Control") == "no-store", "\(path)")
+            #expect(answer.header("Content-Type") == "text/html; charset=utf-8", "\(path)")
+        }
+        let post = Self.answer(routes, HTTPRequest(method: "POST", path: WebAssets.stylesheet.path))
+        #expect(post.status == 405)
     }
 }

@@ -130,7 +130,28 @@ struct SignInServerTests {
         #expect(form.headers["cache-control"] == "no-store")
         let signInCookie = try #require(Self.cookie("sleepledger_sign_in", in: form))
         #expect(signInCookie.attributes == ["Path=/sign-in", "Max-Age=3600", "HttpOnly", "SameSite=Strict"])
-        #expect(form.body.contains("<label for=\"handle\">") && form.body.contains("<label for=\"password\">"))
+        #expect(form.body.contains("<label for=\"sign-in-handle\">Handle</label>"))
+        #expect(form.body.contains("<label for=\"sign-in-password\">Password</label>"))
+        #expect(
+            form.body.contains("<form id=\"sign-in-form\" class=\"card narrow\" method=\"post\" action=\"/sign-in\">"))
+
+        // The files the page links are served under their hashed names, cached for a year.
+        let linked = form.body.matches(of: /(?:href|src)="(\/static\/[^"]+)"/).map { String($0.1) }
+        #expect(linked.count == 2, "the stylesheet and the icon: \(linked)")
+        for path in linked {
+            let asset = try server.curl(path)
+            #expect(asset.status == 200, "\(path)")
+            #expect(asset.headers["cache-control"] == "public, max-age=31536000, immutable", "\(path)")
+            #expect(asset.headers["x-content-type-options"] == "nosniff", "\(path)")
+            #expect(!asset.body.isEmpty, "\(path)")
+        }
+        let stylesheet = try #require(linked.first { $0.hasSuffix(".css") })
+        #expect(try server.curl(stylesheet).headers["content-type"] == "text/css; charset=utf-8")
+        for unknown in ["/static/app.0000000000000000.css", "/static/app.css", "/static/nothing.css"] {
+            let missing = try server.curl(unknown)
+            #expect(missing.status == 404, "\(unknown)")
+            #expect(missing.headers["cache-control"] == "no-store", "\(unknown)")
+        }
 
         let answer = try Self.postSignIn(
             server, handle: "Anna", password: Self.password,
@@ -154,7 +175,8 @@ struct SignInServerTests {
 
         let home = try server.curl("/", ["-H", "Cookie: sleepledger_session=\(session.value)"])
         #expect(home.status == 200)
-        #expect(home.body.contains("<strong id=\"signed-in-handle\">anna</strong>"))
+        #expect(home.body.contains("<span class=\"who\">Signed in as <strong>anna</strong></span>"))
+        #expect(home.body.contains("<form class=\"sign-out\" method=\"post\" action=\"/sign-out\">"))
         #expect(home.body.contains("<meta name=\"csrf-token\" content=\""))
         #expect(home.headers["cache-control"] == "no-store")
         let me = try server.curl("/api/v1/me", ["-H", "Cookie: sleepledger_session=\(session.value)"])
