@@ -117,6 +117,26 @@ class Browser:
         violations = self.csp_violations(self.read_console())
         assert not violations, "Content-Security-Policy violations in the console:\n" + "\n".join(violations)
 
+    def assert_assets_loaded(self):
+        """The page's stylesheet applies (it was served and not blocked) and, in the console
+        since the last read, no resource failed to load (a 404 shows there) and no
+        Content-Security-Policy violation."""
+        sheets = self.driver.execute_script(
+            "return [...document.styleSheets].map(s => [s.href, s.cssRules.length]);")
+        assert sheets and all(count > 0 for _, count in sheets), f"stylesheets not loaded: {sheets}"
+        entries = self.read_console()
+        # The document itself may be an error on purpose (a refused form is a 403 page);
+        # its status is the script's to check, its resources are checked here.
+        document = self.driver.current_url
+        failed = [
+            entry["message"]
+            for entry in entries
+            if "Failed to load resource" in entry["message"] and entry["message"].split(" ")[0] != document
+        ]
+        assert not failed, "resources that failed to load:\n" + "\n".join(failed)
+        violations = self.csp_violations(entries)
+        assert not violations, "Content-Security-Policy violations in the console:\n" + "\n".join(violations)
+
     def assert_csp_enforced(self):
         """Proves both that the policy is enforced and that the console is read: an inline
         script added to the page is refused, and the refusal shows in the console."""

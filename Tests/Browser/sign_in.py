@@ -11,7 +11,8 @@ def sign_in(browser, options):
     browser.step("the home page sends a visitor to the sign-in form")
     browser.open("/")
     browser.wait_for_path("/sign-in")
-    assert browser.driver.title == "Sign in - SleepLedger", browser.driver.title
+    assert browser.driver.title == "Sign in \u00b7 SleepLedger", browser.driver.title
+    browser.assert_assets_loaded()
     for field in browser.find_all("form input:not([type=hidden])"):
         labels = browser.find_all(f"label[for='{field.get_attribute('id')}']")
         assert labels, f"the field {field.get_attribute('name')} has no label"
@@ -21,25 +22,28 @@ def sign_in(browser, options):
     browser.assert_no_csp_violations()
 
     browser.step("a wrong password shows the form again with the reason")
-    browser.find("#handle").send_keys(options.handle)
-    browser.find("#password").send_keys("not the password")
-    browser.find("form button[type=submit]").click()
+    browser.find("#sign-in-handle").send_keys(options.handle)
+    browser.find("#sign-in-password").send_keys("not the password")
+    browser.find("#sign-in-form button[type=submit]").click()
     browser.wait_for_path("/sign-in")
-    assert "wrong" in browser.find("#sign-in-error").text, browser.find("#sign-in-error").text
+    error = browser.find(".notice-error[role=alert]").text
+    assert "wrong" in error, error
+    browser.assert_assets_loaded()
     assert browser.cookie("sleepledger_session") is None
 
     browser.step("signing in with the right password opens the home page")
-    handle = browser.find("#handle")
+    handle = browser.find("#sign-in-handle")
     assert handle.get_attribute("value") == options.handle, "the handle is kept"
-    browser.find("#password").send_keys(options.password)
-    browser.find("form button[type=submit]").click()
+    browser.find("#sign-in-password").send_keys(options.password)
+    browser.find("#sign-in-form button[type=submit]").click()
     browser.wait_for_path("/")
-    shown = browser.find("#signed-in-handle").text
+    shown = browser.find("form.sign-out .who strong").text
     assert shown == options.handle, f"signed in as {shown!r}"
     session = browser.cookie("sleepledger_session")
     assert session is not None and session["httpOnly"] and session.get("sameSite") == "Strict", session
     token = browser.find("meta[name=csrf-token]").get_attribute("content")
     assert token and token == browser.find("form[action='/sign-out'] input[name=csrf_token]").get_attribute("value")
+    browser.assert_assets_loaded()
     browser.screenshot("home-1280", width=1280)
     browser.screenshot("home-375", width=375)
     browser.driver.set_window_size(1280, 900)
@@ -61,7 +65,7 @@ def sign_in(browser, options):
     assert statuses == [200, 200, 403], statuses
 
     browser.step("signing out ends the session")
-    browser.find("#sign-out").click()
+    browser.find("form.sign-out button[type=submit]").click()
     browser.wait_for_path("/sign-in")
     assert browser.cookie("sleepledger_session") is None
     browser.open("/")
