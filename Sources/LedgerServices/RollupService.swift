@@ -138,6 +138,7 @@ public struct RollupService: Sendable {
         _ pending: [Candidate], progress: Progress, now: Int64, stop: RollupStopSignal
     ) {
         var connection: Connection?
+        var writesThroughStaging = false
         defer { connection?.close() }
         while !stop.isRaised {
             let index: Int? = progress.next.withLock { value in
@@ -156,10 +157,11 @@ public struct RollupService: Sendable {
                     // flushed yet, the marks come back with it and the next run redoes
                     // the user. So the workers' commits do not wait for a flush.
                     try fresh.execute("SET synchronous_commit = off", name: "rollup.asyncCommit")
+                    writesThroughStaging = try NightStore.isHeldToRowSecurity(fresh)
                     connection = fresh
                 }
                 guard let live = connection else { continue }
-                let outcome = try rollUp(candidate, on: live, now: now)
+                let outcome = try rollUp(candidate, on: live, now: now, writesThroughStaging: writesThroughStaging)
                 progress.report.withLock { report in
                     switch outcome {
                     case .skipped: report.usersSkipped += 1
@@ -192,8 +194,12 @@ public struct RollupService: Sendable {
 
     // MARK: One user
 
-    /// Rolls up one user in one transaction on `connection`.
-    func rollUp(_ candidate: Candidate, on connection: Connection, now: Int64) throws -> Outcome {
+    /// Rolls up one user in one transaction on `connection`; `writesThroughStaging` when the
+    /// connection's role is held to row-level security
+    /// (``LedgerStore/NightStore/isHeldToRowSecurity(_:)``).
+    func rollUp(_ candidate: Candidate, on connection: Connection, now: Int64, writesThroughStaging: Bool) throws
+        -> Outcome
+    {
         try connection.transaction { connection in
             let states = RollupStateStore(connection: connection)
             guard let state = try states.claim(userID: candidate.userID) else { return .skipped }
@@ -204,7 +210,7 @@ public struct RollupService: Sendable {
                 settings.isFullRebuild || state.lastAsOf == nil || state.nightsTimeZone != state.timeZone
             let rebuildFrom: LocalDate? =
                 isFull ? nil : state.dirtyFrom.map { LookBack.firstRebuiltWakeDay(changedFrom: $0) }
-            let nightStore = NightStore(connection: connection)
+            let nightStore = NightStore(connection: connection, writesThroughStaging: writesThroughStaging)
 
             var rebuilt: (from: LocalDate?, nights: [Night])?
             var written = (nights: 0, naps: 0)

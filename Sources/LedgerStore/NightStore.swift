@@ -12,9 +12,23 @@ public struct NightStore {
     /// The connection every call uses.
     public let connection: Connection
 
-    /// Creates a store over `connection`.
-    public init(connection: Connection) {
+    /// Whether ``write(userID:from:nights:naps:)`` copies rows through a temporary staging
+    /// table (``isHeldToRowSecurity(_:)``) rather than straight into the tables.
+    public let writesThroughStaging: Bool
+
+    /// Creates a store over `connection`; `writesThroughStaging` when the connection's role
+    /// is held to row-level security (PostgreSQL then refuses `COPY` into the tables).
+    public init(connection: Connection, writesThroughStaging: Bool = false) {
         self.connection = connection
+        self.writesThroughStaging = writesThroughStaging
+    }
+
+    /// Whether row-level security holds the connection's role on the nights table (any
+    /// role but a superuser or one with `BYPASSRLS`: the tables' security is forced), so
+    /// that writes must go through a staging table. One round trip; ask once a session.
+    public static func isHeldToRowSecurity(_ connection: Connection) throws -> Bool {
+        try connection.execute("SELECT row_security_active('nights')", name: "nights.rowSecurityActive").single()
+            .bool(0) ?? true
     }
 
     static let nightColumns =
@@ -58,16 +72,13 @@ public struct NightStore {
                     """, [.int64(userID)], name: "nightsAndNaps.delete")
             }
             if !keptNights.isEmpty {
-                try connection.copyIn(
-                    "COPY nights (user_id, \(NightStore.nightColumns)) FROM STDIN", name: "nights.copy"
-                ) { writer in
+                try copyRows("nights", columns: "user_id, \(NightStore.nightColumns)") { writer in
                     for night in keptNights { try writer.writeRow(NightStore.values(of: night, userID: userID)) }
                 }
             }
             if !keptNaps.isEmpty {
-                try connection.copyIn(
-                    "COPY naps (user_id, start_at, end_at, wake_day, time_zone, source, asleep_seconds) FROM STDIN",
-                    name: "naps.copy"
+                try copyRows(
+                    "naps", columns: "user_id, start_at, end_at, wake_day, time_zone, source, asleep_seconds"
                 ) { writer in
                     for nap in keptNaps {
                         try writer.writeRow(
@@ -81,6 +92,31 @@ public struct NightStore {
             }
             return (keptNights.count, keptNaps.count)
         }
+    }
+
+    /// Writes rows into `table` through `COPY`: straight in, or with ``writesThroughStaging``
+    /// by way of a temporary table of the same columns. PostgreSQL refuses `COPY FROM`
+    /// into a table under row-level security for any role held to it, which
+    /// `sleepledger_app` and `sleepledger_owner` are (the tables' security is forced), so
+    /// the rows are then copied into the session's temporary `<table>_staging` (no
+    /// security; emptied at every commit) and inserted from there in one statement, which
+    /// the policies check as any insert.
+    private func copyRows(
+        _ table: String, columns: String, _ rows: (CopyWriter) throws -> Void
+    ) throws {
+        guard writesThroughStaging else {
+            try connection.copyIn("COPY \(table) (\(columns)) FROM STDIN", name: "\(table).copy", rows)
+            return
+        }
+        try connection.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS \(table)_staging (LIKE \(table)) ON COMMIT DELETE ROWS",
+            name: "\(table).staging")
+        try connection.copyIn(
+            "COPY \(table)_staging (\(columns)) FROM STDIN", name: "\(table).copyStaged", rows)
+        // Not prepared: a plan would outlive the temporary table when a transaction that
+        // created it rolls back.
+        try connection.execute(
+            "INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM \(table)_staging", name: "\(table).fromStaging")
     }
 
     /// The user's nights waking from `first` through `last` (either bound open when `nil`),
