@@ -135,9 +135,14 @@ class Browser:
             self.driver.set_window_size(width, height)
             time.sleep(0.2)
         if full_page:
-            tall = self.driver.execute_script("return document.documentElement.scrollHeight")
-            self.driver.set_window_size(self.driver.get_window_size()["width"], max(height, tall))
-            time.sleep(0.2)
+            # The window is taller than its page area by the browser's own bars; twice, as
+            # the page may lay out again at the new height (a scroll bar gone).
+            for _ in range(2):
+                window = self.driver.get_window_size()
+                inner, tall = self.driver.execute_script(
+                    "return [window.innerHeight, document.documentElement.scrollHeight]")
+                self.driver.set_window_size(window["width"], window["height"] - inner + max(tall, 1))
+                time.sleep(0.2)
         path = os.path.join(self.screenshots, name + ".png")
         self.driver.save_screenshot(path)
         print(f"screenshot: {path}", flush=True)
@@ -194,8 +199,11 @@ class Browser:
 
     def fetch(self, path, method="GET", csrf=True):
         """Requests `path` from the page itself (fetch, the session cookie, same origin; the
-        page's CSRF token in X-CSRF-Token when `csrf`); returns [status, body text]."""
-        return self.driver.execute_async_script(
+        page's CSRF token in X-CSRF-Token when `csrf`); returns [status, body text]. The
+        console's line for an error status is read here (asked for, not a page's failure);
+        a Content-Security-Policy violation among the console's lines still fails."""
+        self.assert_no_csp_violations()
+        answer = self.driver.execute_async_script(
             """
             const [path, method, csrf, done] = arguments;
             const meta = document.querySelector('meta[name=csrf-token]');
@@ -203,15 +211,18 @@ class Browser:
             fetch(path, {method: method, headers: headers})
                 .then(r => r.text().then(t => done([r.status, t])), e => done([0, String(e)]));
             """, path, method, csrf)
+        self.assert_no_csp_violations()
+        return answer
 
     def assert_fits_width(self, width=375):
         """At `width` px wide, the page scrolls no wider than the window."""
         self.driver.set_window_size(width, 900)
         time.sleep(0.2)
-        inner, scroll = self.driver.execute_script(
-            "return [window.innerWidth, document.documentElement.scrollWidth]")
+        inner, client, scroll = self.driver.execute_script(
+            "const root = document.documentElement; return [window.innerWidth, root.clientWidth, root.scrollWidth]")
         assert inner == width, f"the window is {inner} px wide inside, not {width}"
-        assert scroll <= width, f"{self.path} is {scroll} px wide at {width} px"
+        # clientWidth is the width less a vertical scroll bar: wider content scrolls sideways.
+        assert scroll <= client <= width, f"{self.path} is {scroll} px wide in {client} px at {width} px"
 
     def assert_fields_labelled(self):
         """Every field a person fills in (not hidden, not a button) has a label: a
