@@ -15,6 +15,9 @@ import os
 import re
 import time
 
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import WebDriverWait
+
 from harness import http, report, run
 
 HORIZONS = ["daily", "weekly", "monthly", "yearly", "5y", "10y"]
@@ -87,47 +90,45 @@ def upload(browser, options):
     browser.screenshot("upload-1280", width=1280, full_page=True)
     browser.screenshot("upload-375", width=375, full_page=True)
     browser.driver.set_window_size(1280, 900)
-    # Every value the bar and the status take, as they change.
+    # Every value the bar and the status take, as they change, kept in sessionStorage:
+    # once done, the page opens the dashboard by itself, and the record outlives it.
     browser.driver.execute_script(
         """
-        window.progressSeen = [];
-        window.statesSeen = [];
         const bar = document.getElementById('upload-progress');
         const status = document.getElementById('upload-status');
-        new MutationObserver(() => window.progressSeen.push(bar.value))
+        const record = {progress: [], states: []};
+        const save = () => {
+            record.value = bar.value;
+            record.max = bar.max;
+            record.text = status.textContent;
+            sessionStorage.setItem('upload-record', JSON.stringify(record));
+        };
+        new MutationObserver(() => { record.progress.push(bar.value); save(); })
             .observe(bar, {attributes: true, childList: true, characterData: true, subtree: true});
-        new MutationObserver(() => window.statesSeen.push(status.getAttribute('data-state')))
+        new MutationObserver(() => { record.states.push(status.getAttribute('data-state')); save(); })
             .observe(status, {attributes: true, attributeFilter: ['data-state']});
         """)
     browser.find("#upload-file").send_keys(os.path.abspath(options.export))
     browser.find("#upload-submit").click()
 
-    browser.step("the progress bar reaches 100% and the import is followed until done")
-    deadline = time.monotonic() + 120
-    state = None
-    while time.monotonic() < deadline:
-        state = browser.find("#upload-status").get_attribute("data-state")
-        if state in ("done", "failed", "cancelled"):
-            break
-        time.sleep(0.05)
-    value, maximum, seen, states, text = browser.driver.execute_script(
+    browser.step("the progress bar reaches 100%, the import is followed until done, the dashboard opens")
+    ended = """
+        const status = document.getElementById('upload-status');
+        return location.pathname === '/' ||
+            (status !== null && ['failed', 'cancelled'].includes(status.getAttribute('data-state')));
         """
-        const bar = document.getElementById('upload-progress');
-        return [bar.value, bar.max, window.progressSeen, window.statesSeen,
-                document.getElementById('upload-status').textContent];
-        """)
-    print(f"progress values seen: {seen}; states: {states}", flush=True)
-    assert state == "done", f"the import ended {state}: {text}"
-    assert value == maximum == 100, f"the bar ended at {value} of {maximum}"
-    assert max(seen) == 100, f"the bar went up to {max(seen)}"
-    assert states[0] == "uploading" and states[-1] == "done", states
-    assert set(states) <= {"uploading", "processing", "queued", "running", "done"}, states
-    assert re.search(r"Imported: [1-9]\d* new samples, 0 already stored, 0 rejected", text), text
-    assert browser.find("#upload-done").is_displayed()
+    WebDriverWait(browser.driver, 120, poll_frequency=0.1, ignored_exceptions=[WebDriverException]).until(
+        lambda driver: driver.execute_script(ended))
+    record = browser.driver.execute_script("return JSON.parse(sessionStorage.getItem('upload-record'))")
+    print(f"the upload page's bar and status: {record}", flush=True)
+    assert record["states"][-1] == "done", f"the import ended {record['states']}: {record['text']}"
+    assert record["value"] == record["max"] == 100, f"the bar ended at {record['value']} of {record['max']}"
+    assert max(record["progress"]) == 100, f"the bar went up to {max(record['progress'])}"
+    assert record["states"][0] == "uploading", record["states"]
+    assert set(record["states"]) <= {"uploading", "processing", "queued", "running", "done"}, record["states"]
+    assert re.search(r"Imported: [1-9]\d* new samples, 0 already stored, 0 rejected", record["text"]), record["text"]
+    assert browser.path == "/", browser.path
     browser.assert_no_csp_violations()
-
-    browser.step("the upload page opens the dashboard by itself")
-    browser.wait_for_path("/", seconds=15)
 
 
 def dashboard(browser):

@@ -147,7 +147,7 @@ struct BrowserTests {
         for line in [
             "\"GET /api/v1/imports/\(importID)\" 404", "\"DELETE /api/v1/imports/\(importID)\" 404",
             "\"DELETE /api/v1/tokens/\(tokenID)\" 404", "\"POST /tokens/\(tokenID)/revoke\" 404",
-            "\"POST /tokens\" 403", "\"POST /settings/delete\" 403", "\"POST /sign-in\" 429",
+            "\"POST /tokens\" 403", "\"POST /tokens\" 201", "\"POST /settings/delete\" 403", "\"POST /sign-in\" 429",
         ] {
             #expect(server.logText.contains(line), "\(line)")
         }
