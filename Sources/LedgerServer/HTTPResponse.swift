@@ -25,6 +25,9 @@ public struct HTTPResponse: Sendable, Hashable {
     public var headers: [Header]
     /// The body.
     public var body: [UInt8]
+    /// The message of an error document (``error(_:code:message:headers:)``), for a page
+    /// that words the API's refusal for a person; `nil` for any other response.
+    public var problem: String?
 
     /// Creates a response.
     public init(status: Int, headers: [Header] = [], body: [UInt8] = []) {
@@ -75,7 +78,10 @@ public struct HTTPResponse: Sendable, Hashable {
         }
         var body = jsonBytes(Document(error: .init(code: code, message: message))) ?? []
         body.append(10)
-        return HTTPResponse(status: status, headers: [Header("Content-Type", "application/json")] + headers, body: body)
+        var response = HTTPResponse(
+            status: status, headers: [Header("Content-Type", "application/json")] + headers, body: body)
+        response.problem = message
+        return response
     }
 
     /// The response for a use case's failure: its kind decides the status.

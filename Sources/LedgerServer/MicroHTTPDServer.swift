@@ -272,7 +272,16 @@ final class MicroHTTPDServer: @unchecked Sendable {
             if offset == 0 { state.formFields[name] = piece } else { state.formFields[name, default: []] += piece }
             return .YES
         }
-        guard fileName != nil, case .upload(let receiver, _) = state.plan else { return .YES }
+        guard case .upload(let receiver, _) = state.plan else { return .YES }
+        guard fileName != nil else {
+            // A field beside the file (the page's CSRF token), kept small.
+            if let key {
+                receiver.appendField(
+                    String(cString: key), UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size),
+                    continuing: offset > 0)
+            }
+            return .YES
+        }
         let name = key.map { String(cString: $0) } ?? ""
         if state.fileKey == nil {
             state.fileKey = name

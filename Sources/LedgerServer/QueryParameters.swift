@@ -7,10 +7,13 @@ import SleepCore
 struct QueryParameters {
     /// The refusal: the 400 response to send.
     struct Refusal: Error {
-        let response: HTTPResponse
+        /// What is wrong, naming the parameter.
+        let message: String
+        /// The API's answer: 400 `invalid_parameter`.
+        var response: HTTPResponse { .error(400, code: "invalid_parameter", message: message) }
 
         init(_ message: String) {
-            response = .error(400, code: "invalid_parameter", message: message)
+            self.message = message
         }
     }
 

@@ -5,12 +5,15 @@ import WebPages
 
 extension ServerRoutes {
     /// The HTML pages (server-rendered; not part of the OpenAPI document, which describes
-    /// the API): the home page, sign-in and sign-out, and the static files they link. Every
+    /// the API): sign-in and sign-out, the static files the pages link, and a person's own
+    /// pages (``personalPageRoutes``). Every
     /// page is rendered by a view of `WebPages` in ``WebLayout`` (docs/web-pages.md), sent
     /// through ``HTTPResponse/page(_:status:personal:headers:)`` with the security headers,
     /// and reads a person's data through the same services and row-level security as the API.
-    static let pageRoutes: [Route] = [
-        Route("GET", WebPaths.dashboard) { routes, request, _ in .respond(routes.home(request)) },
+    static let pageRoutes: [Route] = sessionPageRoutes + personalPageRoutes
+
+    /// Sign-in, sign-out and the static files.
+    static let sessionPageRoutes: [Route] = [
         Route("GET", "/static/{name}") { _, request, _ in .respond(ServerRoutes.staticAsset(atPath: request.path)) },
         Route("GET", WebPaths.signIn) { routes, request, _ in .respond(routes.signInForm(request)) },
         Route("POST", WebPaths.signIn) { routes, request, _ in
@@ -98,22 +101,6 @@ extension ServerRoutes {
                 HTTPResponse.Header("Cache-Control", WebAssets.cacheControl),
             ] + HTTPResponse.pageSecurityHeaders,
             body: asset.bytes)
-    }
-
-    /// `GET /`: the signed-in person's home page, in the layout with the navigation and the
-    /// sign-out form (a message until the dashboard is served here), or `303` to the
-    /// sign-in form.
-    func home(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let account = try pool.withSession { session in
-                try AccountService(session: session, userID: visitor.userID).account()
-            }
-            var page = MessageView.page(
-                title: "Your sleep", message: "You are signed in. Your dashboard comes here.", linkText: "Reload",
-                linkPath: WebPaths.dashboard)
-            page.current = .dashboard
-            return .page(WebLayout.render(page, signedIn: account.user.handle, csrfToken: visitor.csrfToken))
-        }
     }
 
     /// A page for the signed-in person: `body` with the visitor, whose data it reads
@@ -255,8 +242,12 @@ extension ServerRoutes {
             status: 403)
     }
 
+    /// The page for an address that is no page (and no API route).
+    static let pageNotFound = messagePage(
+        title: "Not found", message: "There is no page at this address.", status: 404)
+
     /// A page for a failure: 503 when the database or the password hashing is busy or
-    /// unreachable, 500 otherwise (the message says nothing of the internals).
+    /// unreachable, 404 for something that is not there (or not the visitor's), 500 otherwise (the message says nothing of the internals).
     func pageFailure(_ error: any Error) -> HTTPResponse {
         let failure = error as? ServiceError
         switch failure?.kind {
@@ -264,6 +255,8 @@ extension ServerRoutes {
             return Self.messagePage(
                 title: "Busy", message: "SleepLedger is busy right now. Try again in a minute.", linkText: "Try again",
                 status: 503, headers: [.init("Retry-After", "60")])
+        case .notFound?:
+            return Self.pageNotFound
         default:
             return Self.messagePage(
                 title: "Something went wrong", message: "An internal error occurred; the server's log has it.",

@@ -165,8 +165,23 @@ public final class ServerRoutes: @unchecked Sendable {
             }
             allowed.append(route.method)
         }
-        if !allowed.isEmpty { return .respond(Self.notAllowed(allowed.joined(separator: ", "))) }
-        return .respond(.error(404, code: "not_found", message: "no such route"))
+        let isAPI = Self.isAPI(path: request.path)
+        if !allowed.isEmpty {
+            let methods = allowed.joined(separator: ", ")
+            return .respond(
+                isAPI
+                    ? Self.notAllowed(methods)
+                    : Self.messagePage(
+                        title: "Not allowed", message: "This address does not take that kind of request.",
+                        status: 405, headers: [.init("Allow", methods)]))
+        }
+        return .respond(isAPI ? .error(404, code: "not_found", message: "no such route") : Self.pageNotFound)
+    }
+
+    /// Whether `path` belongs to the API (`/api/...` and `/healthz`), answered in JSON and
+    /// described by the OpenAPI document; everything else is a page, answered in HTML.
+    public static func isAPI(path: String) -> Bool {
+        path == "/healthz" || path == "/api" || path.hasPrefix("/api/")
     }
 
     /// The template of the first route whose path matches `path`, whatever its method
@@ -284,15 +299,24 @@ public final class ServerRoutes: @unchecked Sendable {
     /// 413 for a declared length over the policy's cap, 411, 415, 429, 507), or streamed to
     /// a spool file and answered by ``finishUpload(_:caller:base:policy:)``.
     func planUpload(_ request: HTTPRequest, policy: UploadPolicy) -> Plan {
-        if isStopping() {
-            return .respond(.error(503, code: "stopping", message: "the server is stopping; try again shortly"))
-        }
+        if isStopping() { return .respond(Self.stopping) }
         var caller: TokenService.Caller?
         let refusal = authorized(request) { found in
             caller = found
             return HTTPResponse(status: 100)
         }
         guard let caller else { return .respond(refusal) }
+        return planUpload(request, policy: policy, caller: caller)
+    }
+
+    /// The answer while the server stops.
+    static let stopping = HTTPResponse.error(
+        503, code: "stopping", message: "the server is stopping; try again shortly")
+
+    /// ``planUpload(_:policy:)`` for a caller known already (the upload page's form, signed
+    /// in by its session cookie): the same refusals from the head, the same spooling.
+    func planUpload(_ request: HTTPRequest, policy: UploadPolicy, caller: TokenService.Caller) -> Plan {
+        if isStopping() { return .respond(Self.stopping) }
         if let length = request.contentLength, length > policy.maximumBytes {
             return .respond(policy.tooLarge)
         }

@@ -18,6 +18,11 @@ public final class UploadReceiver {
     /// Whether more than ``maximumBytes`` arrived (the rest was not kept).
     public private(set) var isOverCap = false
 
+    /// The most bytes of a form's fields besides the file (``field(_:)``) kept: 16 KiB.
+    public static let maximumFieldBytes = 16 << 10
+
+    private var fields: [String: [UInt8]] = [:]
+    private var fieldBytes = 0
     private let partialPath: String
     private let finalPath: String
     private var descriptor: Int32
@@ -44,6 +49,20 @@ public final class UploadReceiver {
     public func rename(fileName: String, contentType: String?) {
         self.fileName = String(fileName.prefix(255)).isEmpty ? "upload" : String(fileName.prefix(255))
         self.contentType = contentType
+    }
+
+    /// Keeps the next piece of a form field that is no file (a multipart upload's other
+    /// fields, such as the page's `csrf_token`); `continuing` when it extends the field's
+    /// earlier piece. Pieces past ``maximumFieldBytes`` in all are dropped.
+    public func appendField(_ name: String, _ bytes: UnsafeRawBufferPointer, continuing: Bool) {
+        guard fieldBytes + bytes.count + name.utf8.count <= Self.maximumFieldBytes else { return }
+        fieldBytes += bytes.count + (continuing ? 0 : name.utf8.count)
+        if continuing { fields[name, default: []] += bytes } else { fields[name] = Array(bytes) }
+    }
+
+    /// A form field other than the file, as text; `nil` when the form had none of that name.
+    public func field(_ name: String) -> String? {
+        fields[name].map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Writes the next bytes of the body; `false` once the upload passed the cap (the

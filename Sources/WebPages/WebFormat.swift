@@ -5,10 +5,10 @@ import SleepReports
 /// How the pages write what ReportFormat does not: byte sizes, UTC offsets, clock times of
 /// the day, weekdays. Durations, percentages and dates come from SleepReports'
 /// `ReportFormat`, as in the admin tool.
-enum WebFormat {
+public enum WebFormat {
     /// A size in bytes as people read it, in binary units: `8 GiB`, `64 MiB`, `1.5 KiB`,
     /// `512 bytes`.
-    static func bytes(_ count: Int64) -> String {
+    public static func bytes(_ count: Int64) -> String {
         let units = ["KiB", "MiB", "GiB", "TiB"]
         guard count >= 1024 else { return count == 1 ? "1 byte" : "\(count) bytes" }
         var value = Double(count)

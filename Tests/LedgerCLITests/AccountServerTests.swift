@@ -341,10 +341,11 @@ struct AccountServerTests {
         let asset = String(WebAssets.stylesheet.path.dropFirst("/static/".count))
         let annaValues = [
             "/api/v1/imports/{id}": "\(annaImport["id"] as? Int ?? 0)", "/api/v1/tokens/{id}": annaToken,
-            "/static/{name}": asset,
+            "/static/{name}": asset, "/tokens/{id}": annaToken,
         ]
         let missingValues = [
             "/api/v1/imports/{id}": "987654321", "/api/v1/tokens/{id}": "7ffffffffffffff1", "/static/{name}": asset,
+            "/tokens/{id}": "7ffffffffffffff1",
         ]
         let markers = ["anna", "Pacific/Auckland", annaSHA]
 

@@ -130,9 +130,9 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs curl against the server; `arguments` come before the URL. A response of the
-    /// API is checked against docs/openapi.json (``OpenAPIConformance``); the HTML pages
-    /// (``ServerRoutes/pageTemplate(matching:)``) are not the document's, and the browser
-    /// and sign-in tests check them.
+    /// API (``ServerRoutes/isAPI(path:)``) is checked against docs/openapi.json
+    /// (``OpenAPIConformance``); the HTML pages are not the document's, and the page,
+    /// browser and sign-in tests check them.
     func curl(
         _ path: String, _ arguments: [String] = [], token: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -149,7 +149,7 @@ final class ServerProcess: @unchecked Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let response = Self.parse(String(decoding: data, as: UTF8.self))
-        if ServerRoutes.pageTemplate(matching: String(path.prefix { $0 != "?" })) == nil {
+        if ServerRoutes.isAPI(path: String(path.prefix { $0 != "?" })) {
             OpenAPIConformance.check(
                 response, method: Self.method(of: arguments), path: path, sourceLocation: sourceLocation)
         }

@@ -103,7 +103,7 @@ struct ServerTests {
         #expect(response.errorCode == "unauthorized")
         response = try server.curl("/api/v1/imports", token: "sl_0000000000000001_" + String(repeating: "A", count: 43))
         #expect(response.status == 401)
-        response = try server.curl("/nothing/here", token: token)
+        response = try server.curl("/api/v1/nothing/here", token: token)
         #expect(response.status == 404 && response.errorCode == "not_found")
         response = try server.curl("/api/v1/imports", ["-X", "PUT"], token: token)
         #expect(response.status == 405 && response.headers["allow"] == "GET, POST")
