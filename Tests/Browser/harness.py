@@ -18,7 +18,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -163,23 +163,23 @@ class Browser:
         assert shown == handle, f"signed in as {shown!r}, not {handle!r}"
 
     def submit(self, selector, seconds=30):
-        """Clicks the button `selector` and waits until the page it leads to has loaded
-        (the old page gone, the new one complete)."""
-        page = self.find("html")
+        """Clicks the button `selector` and waits until the page it leads to has loaded."""
+        self.mark_page()
         self.find(selector).click()
-        self.wait_for_new_page(page, seconds)
+        self.wait_for_new_page(seconds)
 
-    def wait_for_new_page(self, old_page, seconds=30):
-        """Waits until `old_page` (the html element of the page before) is gone and the new
-        document is complete."""
-        def loaded(driver):
-            try:
-                old_page.tag_name
-                return False
-            except StaleElementReferenceException:
-                return driver.execute_script("return document.readyState") == "complete"
+    def mark_page(self):
+        """Marks the current document, so that ``wait_for_new_page`` knows it is gone."""
+        self.driver.execute_script("window.sleepledgerOldPage = true")
+
+    def wait_for_new_page(self, seconds=30):
+        """Waits until the document marked by ``mark_page`` is replaced by a new one that has
+        loaded (while the browser navigates, WebDriver's questions may fail: asked again)."""
+        new_page = "return window.sleepledgerOldPage !== true && document.readyState === 'complete'"
         try:
-            WebDriverWait(self.driver, seconds, poll_frequency=0.05).until(loaded)
+            WebDriverWait(
+                self.driver, seconds, poll_frequency=0.05, ignored_exceptions=[WebDriverException]
+            ).until(lambda driver: driver.execute_script(new_page))
         except TimeoutException:
             raise AssertionError(f"waited {seconds} s for a new page, the browser is at {self.path}") from None
 

@@ -28,7 +28,7 @@ def more_arguments(parser):
 def post_form(browser, action, fields):
     """Posts a form built in the page (as another site or a hand-made page would) and
     waits for the answer."""
-    page = browser.find("html")
+    browser.mark_page()
     browser.driver.execute_script(
         """
         const [action, fields] = arguments;
@@ -45,7 +45,7 @@ def post_form(browser, action, fields):
         document.body.appendChild(form);
         form.submit();
         """, action, fields)
-    browser.wait_for_new_page(page)
+    browser.wait_for_new_page()
 
 
 def nothing_of_the_other(browser, options):
