@@ -191,6 +191,20 @@ def nights(browser, options):
     report("nights-csv", {"rows": len(days), "first": days[0], "last": days[-1]})
 
 
+def imports(browser, options):
+    browser.step("the import history shows the upload, done, with its counts")
+    browser.open("/imports")
+    done = browser.find_all("li.import.state-done")
+    assert len(done) == 1, f"{len(done)} imports done: {browser.find('main').text[:300]}"
+    assert done[0].find_element("css selector", ".file-name").text == os.path.basename(options.export)
+    counts = {
+        item.find_element("css selector", "dt").text: item.find_element("css selector", "dd").text
+        for item in done[0].find_elements("css selector", "dl.counts > div")
+    }
+    assert int(counts["New"]) > 0 and counts["Already stored"] == "0" and counts["Rejected"] == "0", counts
+    assert int(counts["Read"]) == int(counts["New"]), counts
+
+
 def quality(browser):
     for path in PAGES:
         browser.step(f"{path}: assets, no CSP violation, labelled fields, fits 375 px")
@@ -227,6 +241,7 @@ def web_app(browser, options):
     upload(browser, options)
     dashboard(browser)
     nights(browser, options)
+    imports(browser, options)
     quality(browser)
     sign_out(browser)
 
