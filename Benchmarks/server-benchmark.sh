@@ -10,9 +10,9 @@
 #   summary  GET /api/v1/summary for 1,000 users (admin-benchmark-data: a year of nights
 #            each) under wrk with 16 connections and a random user's token per request
 #            (after 5 s not counted), against pgbench with 16 clients running the
-#            transaction the server runs for it (set the user, read the user's row and the
-#            stored summary) as the server's role, statement by statement and pipelined
-#            (in one round trip, as the server sends it); and the HTTP floor, a 404 that
+#            transaction the server runs for it (the token's credentials, the setting that
+#            names its owner, the user's row and the stored summary) as the server's role,
+#            statement by statement and pipelined (in one round trip, as the server sends it); and the HTTP floor, a 404 that
 #            needs no database, under the same wrk load. Rounds interleave the four.
 #   hae      POST /api/v1/ingest/health-auto-export of distinct 5 MB payloads from 8
 #            "phones" at once (curl), latency per request (p50, p99, max), against the same
@@ -172,15 +172,19 @@ part_upload() {
 
 # tokens_for_users FILE: a full token for each user whose handle is userNNNN (what
 # admin-benchmark-data makes), written to FILE one per line and stored as the server
-# expects (SHA-256 of the secret bytes).
+# expects (SHA-256 of the secret bytes). Ids and secrets follow from the user's id (id:
+# the user's id + 2^40; secret: SHA-256 of "bench-<user id>"), so pgbench can present the
+# same token for a user it picks at random.
 tokens_for_users() {
-  psql -tA "$conninfo" -c "SELECT handle FROM users WHERE handle ~ '^user[0-9]{4}$' ORDER BY handle" > "$work/handles.txt"
+  psql -tA -F ' ' "$conninfo" -c "SELECT id, handle FROM users WHERE handle ~ '^user[0-9]{4}$' ORDER BY handle" \
+    > "$work/handles.txt"
   /usr/bin/python3 - "$work/handles.txt" "$1" "$work/tokens.csv" <<'PY'
-import base64, hashlib, secrets, sys
+import base64, hashlib, sys
 handles_path, tokens_path, csv_path = sys.argv[1:4]
 with open(handles_path) as handles, open(tokens_path, "w") as tokens, open(csv_path, "w") as rows:
-    for handle in handles.read().split():
-        token_id, secret = secrets.randbits(63) or 1, secrets.token_bytes(32)
+    for line in handles.read().splitlines():
+        user_id, handle = line.split()
+        token_id, secret = int(user_id) + (1 << 40), hashlib.sha256(f"bench-{user_id}".encode()).digest()
         text = base64.urlsafe_b64encode(secret).rstrip(b"=").decode()
         tokens.write(f"sl_{token_id:016x}_{text}\n")
         rows.write(f"{handle},{token_id},\\x{hashlib.sha256(secret).hexdigest()}\n")
@@ -215,23 +219,28 @@ request = function()
   return wrk.format("GET", "/api/v1/summary", { ["Authorization"] = "Bearer " .. token })
 end
 LUA
-  # The transaction the server runs for it (AccountService.storedSummaryText as
-  # sleepledger_server, LedgerSession.readAsUser): read-only, the user setting first, the
-  # user's row, the stored summary's text with its flag. The token look-up before it
-  # (sleepledger_token_credentials, one statement) is not part of it.
+  # The transaction the server runs for it (AccountService.storedSummaryText(session:token:...)
+  # as sleepledger_server, LedgerSession.readAsTokenOwner): read-only; the token's
+  # credentials; the setting that names the token's owner when the presented secret's
+  # hash matches; the user's row and the stored summary's text with its flag, both for the
+  # user the setting names. The server hashes the presented secret itself; pgbench has
+  # PostgreSQL hash it (sha256 of the secret, itself sha256 of "bench-<id>": a few
+  # microseconds more for pgbench).
   local transaction
   transaction="$(cat <<'SQL'
 BEGIN READ ONLY;
-SELECT set_config('sleepledger.user_id', (:uid)::text, true);
-SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = :uid;
-SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt' FROM summaries WHERE user_id = :uid AND horizon = 'weekly';
+SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_token_credentials(:tid);
+SELECT set_config('sleepledger.user_id', coalesce((SELECT c.user_id::text FROM sleepledger_token_credentials(:tid) c WHERE c.secret_sha256 = sha256(sha256(convert_to('bench-' || :uid, 'UTF8'))) LIMIT 1), ''), true);
+SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = nullif(current_setting('sleepledger.user_id', true), '')::bigint;
+SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt' FROM summaries WHERE user_id = nullif(current_setting('sleepledger.user_id', true), '')::bigint AND horizon = 'weekly';
 COMMIT;
 SQL
 )"
   # pgbench sends it statement by statement (as the server did before it pipelined), and
   # in one round trip as the server sends it now (libpq's pipeline mode).
-  printf '\\set uid random(:low, :high)\n%s\n' "$transaction" > "$work/summary.sql"
-  printf '\\set uid random(:low, :high)\n\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined.sql"
+  local pick='\\set uid random(:low, :high)\n\\set tid :uid + 1099511627776\n'
+  printf "$pick"'%s\n' "$transaction" > "$work/summary.sql"
+  printf "$pick"'\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined.sql"
   : > "$work/summary-rounds.txt"
   printf '%5s %10s %8s %8s %10s %8s %8s %10s %10s %7s %7s\n' round "summary/s" p50 p99 "floor/s" p50 p99 \
     pgbench pipelined ratio ratio_p

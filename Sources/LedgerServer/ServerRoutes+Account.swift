@@ -20,7 +20,11 @@ extension ServerRoutes {
             routes.readingBody(request) { caller, body in try routes.deleteAccount(caller, body) }
         },
         Route("GET", "/api/v1/summary") { routes, request, _ in
-            routes.reading(request, parameters: ["horizon", "as_of"]) { caller, query in
+            // The hot path: a token and the stored summary, checked and read in one round trip.
+            if let token = request.bearerToken, let horizon = storedSummaryHorizon(request) {
+                return .respond(noStore(routes.storedSummary(token: token, horizon: horizon)))
+            }
+            return routes.reading(request, parameters: ["horizon", "as_of"]) { caller, query in
                 try routes.summary(caller, query)
             }
         },
@@ -201,18 +205,47 @@ extension ServerRoutes {
     func summary(_ caller: TokenService.Caller, _ query: QueryParameters) throws -> HTTPResponse {
         let (horizon, asOf) = (try query.horizon(default: .weekly), try query.date("as_of"))
         if asOf == nil {
-            switch try service(caller, { try $0.storedSummaryText(horizon: horizon) }) {
-            case .found(var json):
-                json.append(10)
-                return HTTPResponse(status: 200, headers: [.init("Content-Type", "application/json")], body: json)
-            case .absent(let absence):
-                return Self.noSummary(absence)
-            }
+            return Self.storedSummaryResponse(try service(caller, { try $0.storedSummaryText(horizon: horizon) }))
         }
         let view = try service(caller) { try $0.summary(horizon: horizon, asOf: asOf) }
         switch view.lookup {
         case .found(let summary): return .json(summary)
         case .absent(let absence): return Self.noSummary(absence)
+        }
+    }
+
+    /// The stored summary's JSON text as the answer, or why there is none.
+    static func storedSummaryResponse(_ lookup: SummaryService.TextLookup) -> HTTPResponse {
+        switch lookup {
+        case .found(var json):
+            json.append(10)
+            return HTTPResponse(status: 200, headers: [.init("Content-Type", "application/json")], body: json)
+        case .absent(let absence):
+            return noSummary(absence)
+        }
+    }
+
+    /// The horizon of a `GET /api/v1/summary` that asks for a stored summary (no `as_of`,
+    /// no other parameter, a known horizon or none); `nil` for any other, which the general
+    /// route answers (400 after the token is checked, or a summary computed on the fly).
+    static func storedSummaryHorizon(_ request: HTTPRequest) -> Horizon? {
+        guard request.query.keys.allSatisfy({ $0 == "horizon" }) else { return nil }
+        guard let text = request.query["horizon"] else { return .weekly }
+        return Horizon(rawValue: text)
+    }
+
+    /// `GET /api/v1/summary` with a token, for a stored summary: the token checked and the
+    /// summary read in one round trip (``AccountService/storedSummaryText(session:token:horizon:now:)``),
+    /// answered as the general route answers (401, 403 for an `ingest` token, 200, 404).
+    func storedSummary(token: String, horizon: Horizon) -> HTTPResponse {
+        do {
+            let (caller, lookup) = try pool.withSession { session in
+                try AccountService.storedSummaryText(session: session, token: token, horizon: horizon, now: now())
+            }
+            guard caller.scope == .full else { return HTTPResponse(Self.fullScopeRequired) }
+            return Self.storedSummaryResponse(lookup)
+        } catch {
+            return Self.response(for: error)
         }
     }
 

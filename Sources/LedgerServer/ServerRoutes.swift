@@ -220,14 +220,15 @@ public final class ServerRoutes: @unchecked Sendable {
             let caller = try pool.withSession { session in
                 try TokenService(session: session).authenticate(token, now: now())
             }
-            guard scope == .ingest || caller.scope == .full else {
-                return HTTPResponse(ServiceError(.forbidden, "this route needs a token with the full scope"))
-            }
+            guard scope == .ingest || caller.scope == .full else { return HTTPResponse(Self.fullScopeRequired) }
             return try body(caller)
         } catch {
             return Self.response(for: error)
         }
     }
+
+    /// The refusal of an `ingest` token on a route that needs the `full` scope.
+    static let fullScopeRequired = ServiceError(.forbidden, "this route needs a token with the full scope")
 
     /// The response for any failure: a use case's kind decides; anything else is a 500
     /// whose message says nothing of the internals.

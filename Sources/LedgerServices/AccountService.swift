@@ -129,6 +129,31 @@ public struct AccountService {
         }
     }
 
+    /// The stored summary of `horizon` for the bearer of API token `token`, with the caller
+    /// it speaks for: the token checked as ``TokenService/authenticate(_:now:)`` checks it,
+    /// the summary as ``storedSummaryText(horizon:)`` finds it, and both in one round trip
+    /// to the database when the summary is stored and the token's use needs no recording
+    /// (``LedgerSession/readAsTokenOwner(id:hash:_:)``). The caller's scope is for the
+    /// caller to check. ``ServiceError/Kind/unauthorized`` for a token that is malformed,
+    /// unknown, revoked or wrong.
+    public static func storedSummaryText(session: LedgerSession, token: String, horizon: Horizon, now: Int64)
+        throws(ServiceError) -> (caller: TokenService.Caller, lookup: SummaryService.TextLookup)
+    {
+        guard let (id, hash) = TokenService.presented(token) else { throw TokenService.refused }
+        let results = try session.readAsTokenOwner(
+            id: id, hash: hash, [UserStore.findCurrentStatement, SummaryStore.storedTextStatement(horizon: horizon)])
+        let credentials = try ServiceError.wrapping { try TokenStore.credentials(in: results[0]) }
+        let caller = try TokenService(session: session).caller(id: id, hash: hash, among: credentials, now: now)
+        let (user, stored) = try ServiceError.wrapping {
+            (try UserStore.user(in: results[1]), try SummaryStore.storedText(in: results[2]))
+        }
+        guard let user, user.id == caller.userID else {
+            throw ServiceError(.notFound, "this account no longer exists")
+        }
+        if let stored, stored.hasNightData { return (caller, .found(stored.json)) }
+        return (caller, try AccountService(session: session, userID: caller.userID).storedSummaryText(horizon: horizon))
+    }
+
     /// One page of the user's stored nights and naps.
     public struct NightsPage: Sendable, Hashable {
         /// The user.

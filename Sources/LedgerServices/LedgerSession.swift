@@ -59,6 +59,28 @@ public final class LedgerSession {
         }
     }
 
+    /// Runs `statements` in one read-only transaction as the owner of the presented token
+    /// `id` whose secret hashes to `hash`, in one round trip: `BEGIN`, the token's
+    /// credentials, the owner setting (``LedgerStore/TokenStore/ownerSettingStatement(id:secretSHA256:)``:
+    /// no one when the hash matches no valid token), the statements and `COMMIT`. Returns the
+    /// credentials' result, then the statements'. The caller checks the credentials before
+    /// it uses anything read; statements written for the current user
+    /// (``LedgerStore/DatabaseRoles/currentUserID``) read nothing for a wrong token.
+    func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
+        -> [QueryResult]
+    {
+        do {
+            let results = try connection.pipelinedTransaction(
+                [
+                    TokenStore.credentialsStatement(id: id),
+                    TokenStore.ownerSettingStatement(id: id, secretSHA256: hash),
+                ] + statements, readOnly: true)
+            return [results[0]] + results.dropFirst(2)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
     /// The statement naming the user whose rows row-level security shows, until the
     /// transaction ends.
     static func userSetting(_ userID: Int64) -> PipelinedStatement {

@@ -78,16 +78,32 @@ public struct TokenService {
     /// recorded one is more than a minute old (``TokenStore/Credential/isUseDue(at:)``):
     /// otherwise the look-up is the only statement, one round trip.
     public func authenticate(_ token: String, now: Int64) throws(ServiceError) -> Caller {
-        let refused = ServiceError(.unauthorized, "a valid API token is required")
-        guard let (id, secret) = Self.parse(token) else { throw refused }
-        let hash = SHA256Digest.digest(of: secret)
+        guard let (id, hash) = Self.presented(token) else { throw Self.refused }
         let credentials = try ServiceError.wrapping { try store.credentials(id: id) }
+        return try caller(id: id, hash: hash, among: credentials, now: now)
+    }
+
+    /// The refusal of a token that is malformed, unknown, revoked or wrong.
+    static let refused = ServiceError(.unauthorized, "a valid API token is required")
+
+    /// The id of a presented token and the SHA-256 of its secret; `nil` when it is no token.
+    static func presented(_ token: String) -> (id: Int64, hash: [UInt8])? {
+        guard let (id, secret) = parse(token) else { return nil }
+        return (id, SHA256Digest.digest(of: secret))
+    }
+
+    /// The caller of the credential among `credentials` (the valid tokens with id `id`)
+    /// whose stored hash is `hash`, compared in constant time; its use recorded at `now`
+    /// when due. ``ServiceError/Kind/unauthorized`` when none matches.
+    func caller(id: Int64, hash: [UInt8], among credentials: [TokenStore.Credential], now: Int64)
+        throws(ServiceError) -> Caller
+    {
         // Every candidate is compared, so the time does not say which one matched.
         var match: TokenStore.Credential?
         for credential in credentials where ConstantTime.equals(credential.secretSHA256, hash) {
             match = credential
         }
-        guard let match else { throw refused }
+        guard let match else { throw Self.refused }
         if match.isUseDue(at: now) {
             try ServiceError.wrapping {
                 try session.asUser(match.userID) { try store.markUsed(userID: match.userID, id: id, at: now) }

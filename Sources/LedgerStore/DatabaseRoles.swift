@@ -22,6 +22,9 @@ public enum DatabaseRoles {
     /// The per-transaction setting naming the user whose rows `sleepledger_server` sees
     /// (`set_config('sleepledger.user_id', id, true)`); unset, it sees none.
     public static let currentUserSetting = "sleepledger.user_id"
+    /// The id the transaction's ``currentUserSetting`` names, as SQL: `NULL` when it names
+    /// no one (unset, or emptied by the end of an earlier transaction), as the policies read it.
+    public static let currentUserID = "nullif(current_setting('\(currentUserSetting)', true), '')::bigint"
 
     /// SQLSTATEs of collisions with a concurrent run on another database of the same
     /// cluster (the role catalog is shared): unique violation, duplicate object,

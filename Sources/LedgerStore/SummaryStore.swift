@@ -146,6 +146,16 @@ public struct SummaryStore {
             """, [.int64(userID), .text(horizon.rawValue)], name: "summaries.readText")
     }
 
+    /// ``storedTextStatement(userID:horizon:)`` for the user the transaction's setting
+    /// names (``DatabaseRoles/currentUserID``): no row when it names no one.
+    public static func storedTextStatement(horizon: Horizon) -> PipelinedStatement {
+        PipelinedStatement(
+            """
+            SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt'
+            FROM summaries WHERE user_id = \(DatabaseRoles.currentUserID) AND horizon = $1
+            """, [.text(horizon.rawValue)], name: "summaries.readTextOfCurrent")
+    }
+
     /// The summary in the result of ``storedTextStatement(userID:horizon:)``, or `nil`.
     public static func storedText(in result: QueryResult) throws -> StoredText? {
         guard let row = result.first else { return nil }

@@ -99,10 +99,21 @@ public struct TokenStore {
     /// up before the owner is known (function `sleepledger_token_credentials`, migration
     /// 0013). A prepared statement: the server runs it on every request.
     public func credentials(id: Int64) throws -> [Credential] {
-        try connection.executePrepared(
+        let statement = Self.credentialsStatement(id: id)
+        return try Self.credentials(
+            in: try connection.executePrepared(statement.sql, statement.parameters, name: statement.name))
+    }
+
+    /// ``credentials(id:)`` as a statement for a pipelined transaction.
+    public static func credentialsStatement(id: Int64) -> PipelinedStatement {
+        PipelinedStatement(
             "SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_token_credentials($1)", [.int64(id)],
-            name: "tokens.credentials"
-        ).rows.map { row in
+            name: "tokens.credentials")
+    }
+
+    /// The credentials in the result of ``credentialsStatement(id:)``.
+    public static func credentials(in result: QueryResult) throws -> [Credential] {
+        try result.rows.map { row in
             guard let userID = try row.int64(0), let scope = try row.string(1).flatMap(Scope.init(rawValue:)),
                 let hash = try row.bytes(2)
             else {
@@ -112,6 +123,23 @@ public struct TokenStore {
             return Credential(
                 userID: userID, scope: scope, secretSHA256: Array(hash), lastUsedAt: try row.epochSeconds(3))
         }
+    }
+
+    /// The statement that names, for row-level security until the transaction ends, the
+    /// owner of the valid token `id` whose stored hash is `secretSHA256`, and no one when
+    /// there is none (the setting is then empty and every policy shows nothing). It lets
+    /// a read that follows in the same round trip run as the token's owner before the
+    /// server has checked the token itself; the server still checks it
+    /// (``credentials(in:)``, compared in constant time) and answers nothing read when it
+    /// fails. Comparing the hash in SQL tells a timing observer at most something about a
+    /// SHA-256 of a secret, never the secret.
+    public static func ownerSettingStatement(id: Int64, secretSHA256: [UInt8]) -> PipelinedStatement {
+        PipelinedStatement(
+            """
+            SELECT set_config($1, coalesce((SELECT c.user_id::text FROM sleepledger_token_credentials($2) c
+            WHERE c.secret_sha256 = $3 LIMIT 1), ''), true)
+            """, [.text(DatabaseRoles.currentUserSetting), .int64(id), .bytes(Data(secretSHA256))],
+            name: "tokens.ownerSetting")
     }
 
     /// Records that the token authenticated a request at `now` (at most once a minute,

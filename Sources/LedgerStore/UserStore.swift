@@ -76,6 +76,11 @@ public struct UserStore {
         PipelinedStatement("SELECT \(columns) FROM users WHERE id = $1", [.int64(id)], name: "users.findByID")
     }
 
+    /// ``findStatement(id:)`` for the user the transaction's setting names
+    /// (``DatabaseRoles/currentUserID``): no row when it names no one.
+    public static let findCurrentStatement = PipelinedStatement(
+        "SELECT \(columns) FROM users WHERE id = \(DatabaseRoles.currentUserID)", [], name: "users.findCurrent")
+
     /// The user in the result of ``findStatement(id:)``, or `nil`.
     public static func user(in result: QueryResult) throws -> User? {
         try result.first.map(user(from:))

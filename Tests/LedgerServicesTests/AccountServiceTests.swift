@@ -1,10 +1,14 @@
 import Foundation
+import LedgerCrypto
 import LedgerServices
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
 import SleepCore
+import SleepFixtures
 import Testing
+
+@testable import LedgerServices
 
 /// The account use cases on the server's role, where row-level security holds every call
 /// to the one user.
@@ -92,5 +96,68 @@ struct AccountServiceTests {
             from: from.flatMap { LocalDate($0) }, through: to.flatMap { LocalDate($0) }, now: 1_764_551_600)
         #expect(page.first.description == first && page.last.description == last)
         #expect(page.nights.isEmpty && page.next == nil)
+    }
+
+    @Test(
+        "a token's stored summary in one round trip: the owner's for a valid token; a wrong, foreign, revoked or malformed token reads nothing and is refused"
+    )
+    func storedSummaryByToken() throws {
+        let (fixture, session, annaID) = try Self.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let users = UserService(session: fixture.session)
+        let anna = try users.user(handle: "anna")
+        let ben = try users.add(handle: "ben", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let asOf = LocalDate(year: 2024, month: 3, day: 1)
+        let now = Int64(asOf.daysSinceEpoch) * 86_400 + 12 * 3600
+        let samples = SleepStreamGenerator(seed: 5).samples(
+            from: asOf.adding(days: -20), through: asOf.adding(days: -1))
+        _ = try ImportService(session: fixture.session).importInput(
+            .path(try fixture.writeZip("export.zip", samples: samples)), for: anna)
+        try RollupService(database: fixture.database, settings: RollupSettings(asOf: asOf)).run(now: now)
+        let tokens = TokenService(session: fixture.session)
+        let full = try tokens.create(for: anna, name: "phone", scope: .full)
+        let ingest = try tokens.create(for: anna, name: "watch", scope: .ingest)
+        let bens = try tokens.create(for: ben, name: "token", scope: .full)
+
+        for horizon in Horizon.allCases {
+            let (caller, lookup) = try AccountService.storedSummaryText(
+                session: session, token: full.token, horizon: horizon, now: now)
+            #expect(caller == TokenService.Caller(userID: annaID, tokenID: full.record.id, scope: .full))
+            #expect(
+                lookup == (try AccountService(session: session, userID: annaID).storedSummaryText(horizon: horizon)))
+            guard case .found = lookup else {
+                Issue.record("no stored \(horizon) summary")
+                continue
+            }
+        }
+        #expect(try tokens.list(for: anna).first { $0.name == "phone" }?.lastUsedAt == now, "the use is recorded")
+        let (scoped, _) = try AccountService.storedSummaryText(
+            session: session, token: ingest.token, horizon: .weekly, now: now)
+        #expect(scoped.scope == .ingest, "the scope is the route's to check")
+
+        try tokens.revoke(for: anna, id: TokenService.idText(ingest.record.id), now: now)
+        var wrongSecret = Array(full.token)
+        wrongSecret[30] = wrongSecret[30] == "A" ? "B" : "A"
+        let annasIDBensSecret = String(full.token.prefix(20)) + String(bens.token.dropFirst(20))
+        for presented in [String(wrongSecret), annasIDBensSecret, ingest.token, "sl_nonsense", ""] {
+            let refused = #expect(throws: ServiceError.self) {
+                try AccountService.storedSummaryText(session: session, token: presented, horizon: .weekly, now: now)
+            }
+            #expect(refused?.kind == .unauthorized, "\(presented.prefix(24))")
+            // What the one round trip read for it, before the server's own check: nothing.
+            guard let (id, hash) = TokenService.presented(presented) else { continue }
+            let results = try session.readAsTokenOwner(
+                id: id, hash: hash,
+                [UserStore.findCurrentStatement, SummaryStore.storedTextStatement(horizon: .weekly)])
+            #expect(results[1].rows.isEmpty && results[2].rows.isEmpty, "\(presented.prefix(24))")
+        }
+        // The right secret reads exactly the owner's rows.
+        let (id, hash) = try #require(TokenService.presented(full.token))
+        let results = try session.readAsTokenOwner(
+            id: id, hash: hash, [UserStore.findCurrentStatement, SummaryStore.storedTextStatement(horizon: .weekly)])
+        #expect(try UserStore.user(in: results[1])?.handle == "anna" && results[2].rows.count == 1)
     }
 }
