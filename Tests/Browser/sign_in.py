@@ -24,7 +24,7 @@ def sign_in(browser, options):
     browser.step("a wrong password shows the form again with the reason")
     browser.find("#sign-in-handle").send_keys(options.handle)
     browser.find("#sign-in-password").send_keys("not the password")
-    browser.find("#sign-in-form button[type=submit]").click()
+    browser.submit("#sign-in-form button[type=submit]")
     browser.wait_for_path("/sign-in")
     error = browser.find(".notice-error[role=alert]").text
     assert "wrong" in error, error
@@ -35,7 +35,7 @@ def sign_in(browser, options):
     handle = browser.find("#sign-in-handle")
     assert handle.get_attribute("value") == options.handle, "the handle is kept"
     browser.find("#sign-in-password").send_keys(options.password)
-    browser.find("#sign-in-form button[type=submit]").click()
+    browser.submit("#sign-in-form button[type=submit]")
     browser.wait_for_path("/")
     shown = browser.find("form.sign-out .who strong").text
     assert shown == options.handle, f"signed in as {shown!r}"
@@ -65,7 +65,7 @@ def sign_in(browser, options):
     assert statuses == [200, 200, 403], statuses
 
     browser.step("signing out ends the session")
-    browser.find("form.sign-out button[type=submit]").click()
+    browser.submit("form.sign-out button[type=submit]")
     browser.wait_for_path("/sign-in")
     assert browser.cookie("sleepledger_session") is None
     browser.open("/")

@@ -17,22 +17,35 @@ enum BrowserHarness {
         var status: Int32
         var output: String
         var screenshots: URL
+
+        /// The values the script printed with `report(name, value)` (harness.py): one JSON
+        /// value on a line `name: <JSON>`, in order.
+        func reports(_ name: String) -> [Any] {
+            output.split(separator: "\n").compactMap { line -> Any? in
+                guard line.hasPrefix(name + ": ") else { return nil }
+                return try? JSONSerialization.jsonObject(
+                    with: Data(line.dropFirst(name.count + 2).utf8), options: [.fragmentsAllowed])
+            }
+        }
     }
 
-    /// Runs `script` against `server` signing in as `handle` with `password`, for at most
-    /// `timeout` seconds (killed after that).
+    /// Runs `script` against `server` signing in as `handle` with `password`, with the
+    /// script's own `arguments` after the common ones, for at most `timeout` seconds (killed
+    /// after that).
     static func run(
-        _ script: String, server: ServerProcess, handle: String, password: String, timeout: Double = 180
+        _ script: String, server: ServerProcess, handle: String, password: String, arguments: [String] = [],
+        timeout: Double = 180
     ) throws -> Run {
         let screenshots = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sleepledger-screenshots-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-u", scripts.appendingPathComponent(script).path, "--base-url", "http://127.0.0.1:\(server.port)",
-            "--screenshots", screenshots.path, "--handle", handle, "--password", password,
-        ]
+        process.arguments =
+            [
+                "-u", scripts.appendingPathComponent(script).path, "--base-url", "http://127.0.0.1:\(server.port)",
+                "--screenshots", screenshots.path, "--handle", handle, "--password", password,
+            ] + arguments
         process.currentDirectoryURL = scripts
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
