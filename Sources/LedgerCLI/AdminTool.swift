@@ -1,8 +1,10 @@
 import LedgerServices
 
 /// The `sleepledger-admin` executable: a read-only view of users' sleep debt for admins
-/// and support staff (docs/admin.md). It connects as the read-only role, checks the
-/// schema, and runs each command inside one read-only transaction.
+/// and support staff (docs/admin.md). It connects as the read-only role in a session that
+/// is read-only by its own doing (``LedgerDatabase/openReadOnly(readOnlyURL:)``, not the
+/// role's default, which the role may change), checks the schema, and runs each command
+/// inside one read-only transaction.
 public enum AdminTool {
     static let usage = """
         Usage: sleepledger-admin <command> [options]

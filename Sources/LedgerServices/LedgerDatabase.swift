@@ -85,6 +85,12 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
     /// creating or migrating anything, after checking that the schema is exactly the one
     /// this build knows: an older one lacks tables pending migrations would create.
     ///
+    /// The session is read-only by its own doing (``LedgerSession/isReadOnly``), not by the
+    /// role's `default_transaction_read_only`, which any role may change for itself
+    /// (`ALTER ROLE ... SET`): before its first statement it sets its characteristics to
+    /// `READ ONLY`, so every transaction, explicit or implicit, is read-only. The role's
+    /// missing privileges are the second, independent guard.
+    ///
     /// Where it connects: `readOnlyURL` verbatim when given (a URL for the read-only role
     /// or a login role that is a member of it); else the configured database with the
     /// user replaced by `sleepledger_readonly`; on the embedded default only while the
@@ -96,6 +102,7 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
             let connection = try Connection(
                 conninfo: try conninfo(as: DatabaseRoles.readOnly, explicitURL: readOnlyURL))
             do {
+                try LedgerSession.makeReadOnly(connection)
                 try connection.readOnlyTransaction { connection in
                     try migrator.checkCompatible(on: connection, requireCurrent: true)
                 }
@@ -103,7 +110,7 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
                 connection.close()
                 throw error
             }
-            return LedgerSession(connection: connection)
+            return LedgerSession(connection: connection, isReadOnly: true)
         }
     }
 

@@ -3,11 +3,31 @@ import PostgresClient
 
 /// One open connection to the ledger, handed to the services: one request, command or
 /// job at a time. Close it with ``close()`` (closing twice is harmless).
+///
+/// A read-only session (``isReadOnly``: the admin tool's, from
+/// ``LedgerDatabase/openReadOnly(readOnlyURL:)``) makes every transaction read-only
+/// itself, whatever the role's `default_transaction_read_only`: its session
+/// characteristics are `READ ONLY` from the moment it connects, so a statement outside a
+/// transaction and a plain `BEGIN` are read-only too, and its own transactions begin
+/// `READ ONLY` explicitly.
 public final class LedgerSession {
     let connection: Connection
+    /// Whether every transaction of this session is read-only by the session's own doing.
+    public let isReadOnly: Bool
 
-    init(connection: Connection) {
+    /// Wraps `connection`; for a read-only session, its characteristics are already set
+    /// (``makeReadOnly(_:)``).
+    init(connection: Connection, isReadOnly: Bool = false) {
         self.connection = connection
+        self.isReadOnly = isReadOnly
+    }
+
+    /// Makes every later transaction of `connection` read-only
+    /// (`SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY`): explicit ones that do not
+    /// say `READ WRITE`, and the implicit one around each statement outside a transaction.
+    /// Only the session itself can undo it, and SleepLedger's code never does.
+    static func makeReadOnly(_ connection: Connection) throws {
+        try connection.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", name: "session.readOnly")
     }
 
     /// Closes the connection.
@@ -30,15 +50,17 @@ public final class LedgerSession {
 
     /// Runs `body` inside one transaction in which row-level security shows the server's
     /// role only the rows of user `userID` (`set_config('sleepledger.user_id', id, true)`:
-    /// the setting ends with the transaction). What `body` throws rolls the transaction
-    /// back and is rethrown as it is; a database failure around it is a ``ServiceError``.
+    /// the setting ends with the transaction); `BEGIN READ ONLY` on a read-only session.
+    /// What `body` throws rolls the transaction back and is rethrown as it is; a database
+    /// failure around it is a ``ServiceError``.
     public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
+        func run(_ connection: Connection) throws -> T {
+            let setting = Self.userSetting(userID)
+            try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
+            return try body()
+        }
         do {
-            return try connection.transaction { connection in
-                let setting = Self.userSetting(userID)
-                try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
-                return try body()
-            }
+            return try isReadOnly ? connection.readOnlyTransaction(run) : connection.transaction(run)
         } catch let error as PostgresError {
             throw ServiceError(error)
         }

@@ -14,7 +14,7 @@ public enum DatabaseRoles {
     public static let owner = "sleepledger_owner"
     /// The role the server and CLI can use: SELECT, INSERT, UPDATE, DELETE.
     public static let application = "sleepledger_app"
-    /// The read-only role: SELECT only, sessions start read-only.
+    /// The read-only role: SELECT only, sessions start read-only, no advisory locks.
     public static let readOnly = "sleepledger_readonly"
     /// The upload server's role: reads and writes rows, but row-level security shows it
     /// only the rows of the user named by ``currentUserSetting`` in the transaction.
@@ -25,6 +25,11 @@ public enum DatabaseRoles {
     /// The id the transaction's ``currentUserSetting`` names, as SQL: `NULL` when it names
     /// no one (unset, or emptied by the end of an earlier transaction), as the policies read it.
     public static let currentUserID = "nullif(current_setting('\(currentUserSetting)', true), '')::bigint"
+    /// The transaction-level advisory lock `roles.sql` takes first (ASCII "SLROLES"), so
+    /// that runs against one database wait for each other. Like every advisory lock in a
+    /// SleepLedger database, only the writing roles, the database owner and superusers may
+    /// take it: the script takes `pg_advisory*_lock` away from `PUBLIC`.
+    public static let scriptLockKey: Int64 = 23_446_339_468_412_243
 
     /// SQLSTATEs of collisions with a concurrent run on another database of the same
     /// cluster (the role catalog is shared): unique violation, duplicate object,

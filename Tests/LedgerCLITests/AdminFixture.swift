@@ -49,7 +49,9 @@ struct AdminFixture: Sendable {
         }
     }
 
-    private static func make() throws -> AdminFixture {
+    /// A fixture of its own, in a new database: for a test that changes the database's
+    /// settings. Its output is the shared fixture's.
+    static func make() throws -> AdminFixture {
         let database = try TestDatabase.migrated()
         let connection = try Connection(conninfo: database.conninfo)
         defer { connection.close() }

@@ -101,12 +101,21 @@ struct RoleTests {
         #expect(try connection.execute("SELECT count(*) FROM owner_table").single().int(0) == 0)
     }
 
-    @Test("the roles script can run again and again")
+    @Test("the roles script can run again and again, and once in place changes no advisory lock function again")
     func idempotent() throws {
         let database = try TestDatabase.migrated()
         let connection = try Connection(conninfo: database.conninfo)
+        #expect(
+            try DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder).contains(
+                "SELECT pg_advisory_xact_lock(\(DatabaseRoles.scriptLockKey));"))
+        let versions = """
+            SELECT string_agg(xmin::text, ',' ORDER BY oid) FROM pg_proc
+            WHERE pronamespace = 'pg_catalog'::regnamespace AND proname LIKE 'pg%advisory%lock%'
+            """
+        let before = try connection.execute(versions).single().string(0)
         try TestDatabase.applyRoles(on: connection)
         try TestDatabase.applyRoles(on: connection)
+        #expect(try connection.execute(versions).single().string(0) == before)
         let roles = try connection.execute(
             "SELECT rolname FROM pg_roles WHERE rolname LIKE 'sleepledger\\_%' ORDER BY rolname"
         ).rows.map { try $0.string(0) }

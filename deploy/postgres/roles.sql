@@ -1,6 +1,8 @@
 -- SleepLedger database roles. Idempotent: `sleepledger migrate` applies it on the
--- embedded cluster every time; on an external server run it as a superuser (or a role
--- with CREATEROLE) in the SleepLedger database:  psql -d sleepledger -f roles.sql
+-- embedded cluster every time; on an external server run it as a superuser in the
+-- SleepLedger database:  psql -d sleepledger -f roles.sql
+-- (A role with CREATEROLE can create the roles, but cannot take the advisory lock
+-- functions from PUBLIC; the script then says so in a WARNING.)
 --
 --   sleepledger_owner     NOLOGIN. Owns the tables: after migrations (which run as the
 --                         connecting user) this script hands their tables to it.
@@ -8,7 +10,8 @@
 --                         UPDATE, DELETE); cannot change the schema.
 --   sleepledger_readonly  LOGIN, no password. SELECT only, and its sessions start
 --                         read-only. The missing privileges, not the setting, are what
---                         stop writes (the setting can be changed by the session).
+--                         stop writes (the setting can be changed by the session, and
+--                         the role may ALTER ROLE itself). No advisory locks (below).
 --   sleepledger_server    LOGIN, no password, no BYPASSRLS. The upload server: reads and
 --                         writes rows, but row-level security shows it only the rows of
 --                         the user named by the transaction's setting sleepledger.user_id
@@ -162,6 +165,55 @@ BEGIN
         WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%' AND p.prosecdef
     LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO sleepledger_server', function.name);
+    END LOOP;
+END
+$$;
+
+-- Advisory locks are the writers' alone in this database. PostgreSQL grants EXECUTE on
+-- the pg_advisory*_lock functions to PUBLIC, so any role could hold the keys the writers
+-- wait for: the import queue's claim (migration 0010: a worker claiming job N waits for
+-- key (1397508674, N), and job ids are easy to guess), the migrator's and this script's.
+-- Here PUBLIC (and so sleepledger_readonly, and the login roles of its members) loses
+-- them, and the writing roles and the database owner (who migrates on an external
+-- server) keep them; superusers always may. Releasing (pg_advisory_unlock*) stays open.
+-- The functions belong to the bootstrap superuser: when something is to change and this
+-- runs as anyone else, it warns and changes nothing. Only what is missing is changed.
+DO $$
+DECLARE
+    functions regprocedure[];
+    function regprocedure;
+    holders text[];
+    holder text;
+BEGIN
+    SELECT array_agg(p.oid::regprocedure ORDER BY p.oid) INTO functions
+    FROM pg_proc p
+    WHERE p.pronamespace = 'pg_catalog'::regnamespace
+      AND p.proname IN (
+          'pg_advisory_lock', 'pg_advisory_lock_shared', 'pg_advisory_xact_lock', 'pg_advisory_xact_lock_shared',
+          'pg_try_advisory_lock', 'pg_try_advisory_lock_shared', 'pg_try_advisory_xact_lock',
+          'pg_try_advisory_xact_lock_shared');
+    SELECT ARRAY['sleepledger_owner', 'sleepledger_app', 'sleepledger_server', pg_get_userbyid(datdba)]
+    INTO holders FROM pg_database WHERE datname = current_database();
+    IF NOT EXISTS (
+        SELECT FROM unnest(functions) f
+        WHERE has_function_privilege('sleepledger_readonly', f, 'EXECUTE')
+           OR EXISTS (SELECT FROM unnest(holders) h WHERE NOT has_function_privilege(h, f, 'EXECUTE'))
+    ) THEN
+        RETURN;
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        RAISE WARNING 'roles.sql: only a superuser can take the advisory lock functions from sleepledger_readonly, which may hold up the import queue until then; run this script again as a superuser';
+        RETURN;
+    END IF;
+    FOREACH function IN ARRAY functions LOOP
+        IF has_function_privilege('sleepledger_readonly', function, 'EXECUTE') THEN
+            EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC, sleepledger_readonly', function);
+        END IF;
+        FOREACH holder IN ARRAY holders LOOP
+            IF NOT has_function_privilege(holder, function, 'EXECUTE') THEN
+                EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', function, holder);
+            END IF;
+        END LOOP;
     END LOOP;
 END
 $$;
