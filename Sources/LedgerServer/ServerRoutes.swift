@@ -377,9 +377,17 @@ public final class ServerRoutes: @unchecked Sendable {
                 try? FileManager.default.removeItem(atPath: upload.spoolPath)
                 return Self.response(for: error)
             }
-            let queued = try pool.withSession { session in
-                try ImportQueue(session: session, host: configuration.hostName).enqueue(
-                    upload, userID: caller.userID, maximumPending: policy.maximumPending)
+            let queued: ImportQueue.Queued
+            do {
+                queued = try pool.withSession { session in
+                    try ImportQueue(session: session, host: configuration.hostName).enqueue(
+                        upload, userID: caller.userID, maximumPending: policy.maximumPending)
+                }
+            } catch {
+                // Not queued (the database went away, or the person's queue filled up
+                // meanwhile): the file is nobody's, and the client sends it again.
+                try? FileManager.default.removeItem(atPath: upload.spoolPath)
+                throw error
             }
             struct Status: Encodable { var `import`: ImportDocument }
             switch queued {

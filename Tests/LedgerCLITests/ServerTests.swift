@@ -186,6 +186,29 @@ struct ServerTests {
         #expect(stalling.logText.contains("aborted"))
     }
 
+    @Test("an upload spooled whole but not queued (the database refused the job) leaves no file in the spool")
+    func notQueuedLeavesNoFile() throws {
+        let server = try ServerProcess(["--workers", "0"])
+        let token = try Self.user("anna", server)
+        let body = Array(AccountServerTests.csv(nights: 20).utf8)
+        let head =
+            "POST /api/v1/imports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: text/csv\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        // Half the body, then the job's table is taken from the server's role, then the rest.
+        let answer = try server.raw(
+            Array(head.utf8) + body.prefix(body.count / 2), timeout: 30, then: Array(body.dropFirst(body.count / 2))
+        ) {
+            usleep(300_000)
+            #expect(throws: Never.self) {
+                let connection = try server.connection()
+                defer { connection.close() }
+                try connection.execute("REVOKE INSERT ON import_jobs FROM sleepledger_server")
+            }
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 500"), "\(answer.prefix(200))")
+        #expect(server.spoolFiles.isEmpty, "\(server.spoolFiles)")
+    }
+
     @Test(
         "X-Forwarded-For is believed only from the trusted proxy; the per-client limit then counts forwarded addresses")
     func trustedProxy() throws {
