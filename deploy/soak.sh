@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Soak (issue 15): twenty people upload exports and read their dashboards over loopback
+# for ten minutes while the nightly rollup runs twice; then the run is judged:
+#
+# - no error response other than 429 (which the server's limits give on purpose);
+# - the server's resident memory grows no more than 10 % past its size after the first
+#   minute;
+# - every upload that was accepted was imported exactly once (one job done, one import
+#   of it, with samples), and the spool folder is empty.
+#
+#   deploy/soak.sh [--minutes M] [--users N] [--keep DIR]
+#
+# Defaults: 10 minutes, 20 users. Runs on a private embedded cluster with the release
+# build (SLEEPLEDGER_BIN: another folder of binaries). Exits 1 when a check fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+minutes=10
+users=20
+keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minutes) minutes="$2"; shift 2 ;;
+    --users) users="$2"; shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
+    *) echo "usage: deploy/soak.sh [--minutes M] [--users N] [--keep DIR]" >&2; exit 64 ;;
+  esac
+done
+
+bash deploy/install-deps.sh postgresql-client >/dev/null
+if [ -n "${SLEEPLEDGER_BIN:-}" ]; then
+  bin="$SLEEPLEDGER_BIN"
+else
+  for product in sleepledger make-export; do swift build -c release --product "$product" >/dev/null; done
+  bin="$(swift build -c release --show-bin-path)"
+fi
+
+work="$(mktemp -d /tmp/sleepledger-soak.XXXXXX)"
+chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
+data="${keep:-$work/data}"
+mkdir -p "$data"
+unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
+export SLEEPLEDGER_HOME="$work/home"
+server_pid=""
+cleanup() {
+  local status=$?
+  [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
+  if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
+}
+trap cleanup EXIT
+"$bin/sleepledger" db start >/dev/null
+conninfo="$("$bin/sleepledger" db url)"
+export DATABASE_URL="$conninfo"
+"$bin/sleepledger" migrate >/dev/null
+
+# Three different exports a person (about 350 KB zipped each: a few years of nights),
+# each person's own (different seeds), made once.
+echo "soak: $users users, $minutes minutes; making $((users * 3)) exports"
+for user in $(seq 1 "$users"); do
+  for n in 1 2 3; do
+    zip="$data/soak-$user-$n.zip"
+    [ -s "$zip" ] || "$bin/make-export" --size 5MB --seed $((user * 10 + n)) --format zip --output "$zip" >/dev/null
+  done
+done
+password="soak password $(date +%s)"
+: > "$work/people.txt"
+for user in $(seq 1 "$users"); do
+  "$bin/sleepledger" user add "person$user" --time-zone Europe/Berlin >/dev/null
+  printf '%s\n' "$password" | "$bin/sleepledger" user passwd "person$user" >/dev/null
+  token="$("$bin/sleepledger" token create --user "person$user" --name soak --scope full 2>/dev/null |
+    grep -o 'sl_[A-Za-z0-9_-]*' | head -1)"
+  echo "person$user $token" >> "$work/people.txt"
+done
+
+"$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" --max-per-client 32 \
+  2>"$work/server.log" &
+server_pid=$!
+port=""
+for _ in $(seq 1 600); do
+  port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/server.log" >&2; exit 1; }
+echo "server pid $server_pid on port $port; the load runs $minutes minutes"
+
+# Resident memory every 5 s.
+(
+  while kill -0 "$server_pid" 2>/dev/null; do
+    echo "$(date +%s) $(awk '/VmRSS/ { print $2 }' "/proc/$server_pid/status" 2>/dev/null)"
+    sleep 5
+  done
+) > "$work/rss.txt" &
+sampler=$!
+
+# The nightly rollup twice, at 30 % and 70 % of the run.
+(
+  sleep "$(awk -v m="$minutes" 'BEGIN { print m * 60 * 0.3 }')"
+  "$bin/sleepledger" rollup >> "$work/rollup.log" 2>&1 || echo "rollup 1 failed: $?" >> "$work/rollup.log"
+  sleep "$(awk -v m="$minutes" 'BEGIN { print m * 60 * 0.4 }')"
+  "$bin/sleepledger" rollup >> "$work/rollup.log" 2>&1 || echo "rollup 2 failed: $?" >> "$work/rollup.log"
+) &
+rollups=$!
+
+started="$(date +%s)"
+/usr/bin/python3 - "$port" "$work/people.txt" "$data" "$password" "$minutes" "$work/requests.txt" <<'PY'
+"""Each person signs in through the form, then until the end: reads the dashboard page,
+the summary over the API and the imports page, and uploads their three exports at random
+moments. Every request's method, route, status and time go to the requests file."""
+import http.cookiejar, random, re, sys, threading, time, urllib.error, urllib.parse, urllib.request
+
+port, people_path, data, password, minutes, out_path = sys.argv[1:7]
+base = f"http://127.0.0.1:{port}"
+end = time.time() + float(minutes) * 60
+lock = threading.Lock()
+out = open(out_path, "w")
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args):
+        return None
+
+
+def request(opener, what, url, data=None, headers=None, method=None):
+    started = time.time()
+    try:
+        with opener.open(urllib.request.Request(url, data=data, headers=headers or {}, method=method), timeout=120) as answer:
+            status, body = answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        status, body = error.code, error.read()
+    except OSError as error:
+        status, body = 0, str(error).encode()
+    with lock:
+        out.write(f"{what} {status} {time.time() - started:.3f}\n")
+    return status, body
+
+
+def person(handle, token, user_number):
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+    status, body = request(opener, "GET /sign-in", base + "/sign-in")
+    csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+    form = urllib.parse.urlencode({"csrf_token": csrf, "handle": handle, "password": password}).encode()
+    request(opener, "POST /sign-in", base + "/sign-in", data=form,
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+    bearer = {"Authorization": "Bearer " + token}
+    # The first export at once, the other two at random moments of the run.
+    uploads = [time.time()] + sorted(random.uniform(0, end - time.time()) + time.time() for _ in range(2))
+    n = 0
+    seen_summary = False
+    while time.time() < end:
+        if n < 3 and time.time() >= uploads[n]:
+            n += 1
+            with open(f"{data}/soak-{user_number}-{n}.zip", "rb") as f:
+                body = f.read()
+            status, answer = request(opener, "POST /api/v1/imports", base + "/api/v1/imports", data=body,
+                                     headers=dict(bearer, **{"Content-Type": "application/zip"}))
+            with lock:
+                out.write(f"upload {handle} {n} {status}\n")
+            continue
+        request(opener, "GET /", base + "/?horizon=" + random.choice(["daily", "weekly", "monthly", "yearly"]))
+        # Until the person's first import is rolled up there is no summary (404): expected
+        # then, an error once a summary was seen.
+        what = "GET /api/v1/summary" if seen_summary else "GET /api/v1/summary(before-data)"
+        if request(opener, what, base + "/api/v1/summary", headers=bearer)[0] == 200:
+            seen_summary = True
+        request(opener, "GET /imports", base + "/imports")
+        time.sleep(random.uniform(0.2, 1.0))
+
+
+threads = []
+for number, line in enumerate(open(people_path).read().split("\n")[:-1], start=1):
+    handle, token = line.split()
+    thread = threading.Thread(target=person, args=(handle, token, number))
+    thread.start()
+    threads.append(thread)
+for thread in threads:
+    thread.join()
+out.close()
+PY
+echo "load done after $(( $(date +%s) - started )) s; waiting for the rollups and the queue"
+wait "$rollups"
+for _ in $(seq 1 600); do
+  left="$(psql -tA "$conninfo" -c "SELECT count(*) FROM import_jobs WHERE state IN ('queued', 'running')")"
+  [ "$left" -eq 0 ] && break
+  sleep 1
+done
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+kill "$sampler" 2>/dev/null || true
+
+failed=0
+echo "requests by route and status (count, median and slowest seconds):"
+grep -v '^upload ' "$work/requests.txt" | awk '{ key = $1 " " $2 " " $3; n[key]++; t[key] = t[key] " " $4 }
+  END { for (k in n) print k, n[k], t[k] }' | sort | while read -r method route status count times; do
+  stats="$(printf '%s\n' $times | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[int((NR + 1) / 2)], v[NR] }')"
+  printf '  %-6s %-22s %3s %6s  %s\n' "$method" "$route" "$status" "$count" "$stats"
+done
+# A person's summary before their first import was rolled up is a 404 by design.
+errors="$(grep -v '^upload ' "$work/requests.txt" |
+  awk '$3 !~ /^(2|3)/ && $3 != 429 && !($2 == "/api/v1/summary(before-data)" && $3 == 404)' | wc -l)"
+too_many="$(grep -v '^upload ' "$work/requests.txt" | awk '$3 == 429' | wc -l)"
+echo "error responses other than 429: $errors (429: $too_many)"
+[ "$errors" -eq 0 ] || { failed=1; grep -v '^upload ' "$work/requests.txt" | awk '$3 !~ /^(2|3)/ && $3 != 429' | head; }
+
+# Memory: the size after the first minute against the largest after it.
+first="$(awk -v s="$started" '$1 >= s + 60 { print $2; exit }' "$work/rss.txt")"
+peak="$(awk -v s="$started" '$1 >= s + 60 && $2 > m { m = $2 } END { print m }' "$work/rss.txt")"
+growth="$(awk -v a="$first" -v b="$peak" 'BEGIN { printf "%.1f", (b / a - 1) * 100 }')"
+echo "server RSS after the first minute $(awk -v a="$first" 'BEGIN { printf "%.1f", a / 1024 }') MB," \
+  "largest after it $(awk -v a="$peak" 'BEGIN { printf "%.1f", a / 1024 }') MB: growth ${growth} % (limit 10 %)"
+awk -v g="$growth" 'BEGIN { exit !(g <= 10) }' || failed=1
+
+# Every accepted upload imported exactly once.
+accepted="$(awk '$1 == "upload" && ($4 == 202 || $4 == 200)' "$work/requests.txt" | wc -l)"
+refused="$(awk '$1 == "upload" && $4 != 202 && $4 != 200' "$work/requests.txt" | wc -l)"
+read -r jobs done_jobs once imports <<<"$(psql -tA -F ' ' "$conninfo" -c "
+  SELECT count(*), count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'done' AND attempts = 1),
+    (SELECT count(*) FROM imports WHERE status = 'succeeded') FROM import_jobs")"
+spool="$(find "$work/spool" -type f | wc -l)"
+echo "uploads accepted $accepted (refused $refused); jobs $jobs, done $done_jobs (at the first attempt $once);" \
+  "imports $imports; spool files $spool"
+[ "$accepted" -eq "$jobs" ] && [ "$jobs" -eq "$done_jobs" ] && [ "$jobs" -eq "$imports" ] && [ "$spool" -eq 0 ] ||
+  failed=1
+echo "rollups: $(grep -c 'users done' "$work/rollup.log" || true) ran; $(grep -c '^rollup [12] failed' "$work/rollup.log" || true) failed"
+grep -q '^rollup [12] failed' "$work/rollup.log" && failed=1
+[ "$failed" -eq 0 ] && echo "soak passed" || { echo "soak FAILED"; exit 1; }
