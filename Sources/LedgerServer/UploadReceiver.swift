@@ -41,6 +41,9 @@ public final class UploadReceiver {
             throw ServiceError(
                 .unavailable, "cannot create a spool file in \(spoolFolder): \(String(cString: strerror(errno)))")
         }
+        // Held while the file is written: the spool's sweep removes a partial upload only
+        // when no process holds it (``ImportQueue/sweep(spoolFolder:minimumAgeSeconds:)``).
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
     }
 
     deinit { abandon() }

@@ -144,8 +144,9 @@ public struct ImportQueue {
     }
 
     /// Removes files in `spoolFolder` that no job needs: uploads whose job ended or never
-    /// got queued (a crash between spooling and queuing), and partial uploads, once they
-    /// are older than `minimumAgeSeconds` (so an upload still arriving is left alone).
+    /// got queued (a crash between spooling and queuing), once they are older than
+    /// `minimumAgeSeconds`, and partial uploads whose writer is gone (a crashed or killed
+    /// server), whatever their age; a partial upload still arriving is left alone.
     /// Returns how many were removed.
     @discardableResult
     public func sweep(spoolFolder: String, minimumAgeSeconds: Double) throws(ServiceError) -> Int {
@@ -155,6 +156,12 @@ public struct ImportQueue {
         var removed = 0
         for name in names where name.hasPrefix("upload-") || name.hasPrefix("incoming-") {
             let path = spoolFolder + "/" + name
+            // A partial upload whose writer is gone (its lock went with the process) is
+            // garbage at any age; one still being written is left alone at any age.
+            if name.hasPrefix("incoming-") {
+                if Self.isAbandonedPartial(path), (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
+                continue
+            }
             guard !inUse.contains(path),
                 let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                 -modified.timeIntervalSinceNow >= minimumAgeSeconds
@@ -162,6 +169,16 @@ public struct ImportQueue {
             if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
         }
         return removed
+    }
+
+    /// Whether the partial upload at `path` has no writer: its receiver holds an exclusive
+    /// `flock` on it while it writes (``UploadReceiver``), which the kernel releases when
+    /// the process ends, however it ends.
+    static func isAbandonedPartial(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
     }
 
     /// Claims the oldest job this host can run, imports it under its owner's row-level

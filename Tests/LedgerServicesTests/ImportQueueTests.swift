@@ -39,4 +39,32 @@ struct ImportQueueTests {
         ).first?.bool(0)
         #expect(later == true)
     }
+
+    @Test(
+        "the sweep removes partial uploads whose writer is gone at any age, never one still written, and spooled uploads no job needs once old"
+    )
+    func sweep() throws {
+        let (fixture, session, _) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let spool = fixture.folder.appendingPathComponent("spool").path
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        let names = ["incoming-written.partial", "incoming-abandoned.partial", "upload-fresh", "upload-old", "other"]
+        for name in names { try Data("bytes".utf8).write(to: URL(fileURLWithPath: spool + "/" + name)) }
+        let old = Date(timeIntervalSinceNow: -3600)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: spool + "/upload-old")
+        try FileManager.default.setAttributes(
+            [.modificationDate: old], ofItemAtPath: spool + "/incoming-written.partial")
+        // A writer holds its partial upload, as UploadReceiver does.
+        let writer = open(spool + "/incoming-written.partial", O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0)
+        defer { close(writer) }
+
+        let removed = try ImportQueue(session: session, host: "here").sweep(spoolFolder: spool, minimumAgeSeconds: 60)
+        #expect(removed == 2)
+        let left = try FileManager.default.contentsOfDirectory(atPath: spool).sorted()
+        #expect(left == ["incoming-written.partial", "other", "upload-fresh"])
+    }
 }
