@@ -362,6 +362,8 @@ public final class ServerRoutes: @unchecked Sendable {
         if receiver.isOverCap {
             return policy.tooLarge
         }
+        // After the job's commit (or the file's removal), never before.
+        defer { receiver.release() }
         do {
             let upload = try receiver.finish()
             do {

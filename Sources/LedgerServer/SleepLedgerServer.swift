@@ -67,7 +67,9 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let first = try database.openAsServer(serverURL: serverURL)
         let host = configuration.hostName
         let swept = try ImportQueue(session: first, host: host).sweep(
-            spoolFolder: configuration.spoolFolder, minimumAgeSeconds: Double(configuration.idleTimeoutSeconds * 2))
+            spoolFolder: configuration.spoolFolder,
+            // On a folder shared by several hosts a lock may not reach across them: age too.
+            minimumAgeSeconds: configuration.isSpoolShared ? Double(configuration.idleTimeoutSeconds * 2) : 0)
         first.close()
         if swept > 0 { log("removed \(swept) spool files no job needs") }
 

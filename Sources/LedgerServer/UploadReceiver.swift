@@ -22,6 +22,7 @@ public final class UploadReceiver {
     public static let maximumFieldBytes = 16 << 10
 
     private var fields: [String: [UInt8]] = [:]
+    private var isFinished = false
     private var fieldBytes = 0
     private let partialPath: String
     private let finalPath: String
@@ -41,8 +42,9 @@ public final class UploadReceiver {
             throw ServiceError(
                 .unavailable, "cannot create a spool file in \(spoolFolder): \(String(cString: strerror(errno)))")
         }
-        // Held while the file is written: the spool's sweep removes a partial upload only
-        // when no process holds it (``ImportQueue/sweep(spoolFolder:minimumAgeSeconds:)``).
+        // Held while the file is written and until its job is queued: the spool's sweep
+        // removes a file only when no process holds it
+        // (``ImportQueue/sweep(spoolFolder:minimumAgeSeconds:)``).
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
     }
 
@@ -94,26 +96,37 @@ public final class UploadReceiver {
 
     /// Closes the file under its final name and describes it for the queue.
     public func finish() throws(ServiceError) -> ImportQueue.Upload {
-        guard descriptor >= 0, !isOverCap else {
+        guard descriptor >= 0, !isFinished, !isOverCap else {
             throw ServiceError(.internalFailure, "the upload's spool file is gone")
         }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        descriptor = -1
-        guard synced, Glibc.rename(partialPath, finalPath) == 0 else {
+        guard fsync(descriptor) == 0, Glibc.rename(partialPath, finalPath) == 0 else {
+            close(descriptor)
+            descriptor = -1
             unlink(partialPath)
             throw ServiceError(.unavailable, "cannot keep the upload in the spool folder")
         }
+        // The file stays open, and locked, until ``release()``: the spool's sweep leaves a
+        // received upload alone until its job is queued or the upload given up.
+        isFinished = true
         return ImportQueue.Upload(
             fileName: fileName, contentType: contentType, sizeBytes: receivedBytes, sha256: digest.finalizeHex(),
             spoolPath: finalPath)
     }
 
-    /// Closes and removes the partial file (a cut or failed upload); harmless twice.
+    /// Lets go of a finished upload's file (and its lock) once its job is queued, or the
+    /// file removed; harmless twice.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    /// Closes and removes the partial file (a cut or failed upload); lets go of a finished
+    /// one; harmless twice.
     public func abandon() {
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1
-        unlink(partialPath)
+        if !isFinished { unlink(partialPath) }
     }
 }

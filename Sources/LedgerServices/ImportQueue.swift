@@ -143,38 +143,41 @@ public struct ImportQueue {
             queued: numbers.queued, running: numbers.running, oldestQueuedSeconds: numbers.oldestQueuedSeconds)
     }
 
-    /// Removes files in `spoolFolder` that no job needs: uploads whose job ended or never
-    /// got queued (a crash between spooling and queuing), once they are older than
-    /// `minimumAgeSeconds`, and partial uploads whose writer is gone (a crashed or killed
-    /// server), whatever their age; a partial upload still arriving is left alone.
-    /// Returns how many were removed.
+    /// Removes files in `spoolFolder` that no job needs and no process holds: partial
+    /// uploads whose receiver is gone (a crashed or killed server), and received uploads
+    /// never queued (a crash in between) or whose job ended, once older than
+    /// `minimumAgeSeconds`. A receiver holds an exclusive `flock` on its file from the first
+    /// byte until the job is queued, which the kernel drops when the process dies, however
+    /// it dies; a held file is left alone at any age. Returns how many were removed.
     @discardableResult
     public func sweep(spoolFolder: String, minimumAgeSeconds: Double) throws(ServiceError) -> Int {
-        let inUse = try ServiceError.wrapping { try store.spoolFilesInUse(host: host) }
         let manager = FileManager.default
         let names = (try? manager.contentsOfDirectory(atPath: spoolFolder)) ?? []
         var removed = 0
+        var candidates: [String] = []
         for name in names where name.hasPrefix("upload-") || name.hasPrefix("incoming-") {
             let path = spoolFolder + "/" + name
-            // A partial upload whose writer is gone (its lock went with the process) is
-            // garbage at any age; one still being written is left alone at any age.
+            guard Self.isUnheld(path) else { continue }
             if name.hasPrefix("incoming-") {
-                if Self.isAbandonedPartial(path), (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
-                continue
-            }
-            guard !inUse.contains(path),
-                let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
+            } else if let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                 -modified.timeIntervalSinceNow >= minimumAgeSeconds
-            else { continue }
+            {
+                candidates.append(path)
+            }
+        }
+        guard !candidates.isEmpty else { return removed }
+        // Asked after the locks: a receiver lets go of its file only once the job is
+        // committed, so a file found unheld above is in this answer if it was queued.
+        let inUse = try ServiceError.wrapping { try store.spoolFilesInUse(host: host) }
+        for path in candidates where !inUse.contains(path) {
             if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
         }
         return removed
     }
 
-    /// Whether the partial upload at `path` has no writer: its receiver holds an exclusive
-    /// `flock` on it while it writes (``UploadReceiver``), which the kernel releases when
-    /// the process ends, however it ends.
-    static func isAbandonedPartial(_ path: String) -> Bool {
+    /// Whether no process holds the spool file at `path` (its receiver's exclusive `flock`).
+    static func isUnheld(_ path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

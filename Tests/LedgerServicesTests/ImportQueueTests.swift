@@ -41,7 +41,7 @@ struct ImportQueueTests {
     }
 
     @Test(
-        "the sweep removes partial uploads whose writer is gone at any age, never one still written, and spooled uploads no job needs once old"
+        "the sweep removes partial uploads whose writer is gone at any age, never a file still held, and received uploads no job needs once old"
     )
     func sweep() throws {
         let (fixture, session, _) = try AccountServiceTests.setUp()
@@ -51,20 +51,24 @@ struct ImportQueueTests {
         }
         let spool = fixture.folder.appendingPathComponent("spool").path
         try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
-        let names = ["incoming-written.partial", "incoming-abandoned.partial", "upload-fresh", "upload-old", "other"]
+        let names = [
+            "incoming-written.partial", "incoming-abandoned.partial", "upload-fresh", "upload-old", "upload-held",
+            "other",
+        ]
         for name in names { try Data("bytes".utf8).write(to: URL(fileURLWithPath: spool + "/" + name)) }
         let old = Date(timeIntervalSinceNow: -3600)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: spool + "/upload-old")
-        try FileManager.default.setAttributes(
-            [.modificationDate: old], ofItemAtPath: spool + "/incoming-written.partial")
-        // A writer holds its partial upload, as UploadReceiver does.
-        let writer = open(spool + "/incoming-written.partial", O_WRONLY | O_CLOEXEC)
-        #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0)
-        defer { close(writer) }
+        for name in ["incoming-written.partial", "upload-held"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: spool + "/" + name)
+        }
+        // A receiver holds its file while it writes and until the job is queued.
+        let writers = ["incoming-written.partial", "upload-held"].map { open(spool + "/" + $0, O_WRONLY | O_CLOEXEC) }
+        for writer in writers { #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0) }
+        defer { for writer in writers { close(writer) } }
 
         let removed = try ImportQueue(session: session, host: "here").sweep(spoolFolder: spool, minimumAgeSeconds: 60)
         #expect(removed == 2)
         let left = try FileManager.default.contentsOfDirectory(atPath: spool).sorted()
-        #expect(left == ["incoming-written.partial", "other", "upload-fresh"])
+        #expect(left == ["incoming-written.partial", "other", "upload-fresh", "upload-held"])
     }
 }
