@@ -3,13 +3,14 @@
 # given time, one after the other, printing executions, executions per second, coverage and
 # crashes. Usage: Fuzz/run.sh [--seconds N] [TARGET...]   (default: 60 s, every target)
 #
-# Build:     .build/fuzz (release, -sanitize=fuzzer,address, -enable-testing, -DFUZZING, lld)
+# Build:     .build/fuzz/build (release, -sanitize=fuzzer,address, -enable-testing, -DFUZZING, lld;
+#            a scratch path of its own: SwiftPM empties its scratch path's artifacts folder)
 # Corpus:    Fuzz/corpus/<target> (the committed seeds, read only) and .build/fuzz/corpus/<target>
 #            (what the runs add; kept between runs)
 # Crashes:   .build/fuzz/artifacts/<target>/ (crash-*, timeout-*, oom-*, leak-*)
 # Logs:      .build/fuzz/logs/<target>.log
 # Replay:    swift build && .build/debug/sleepledger-fuzz <target> <file>... (no sanitizers), or
-#            .build/fuzz/release/sleepledger-fuzz <target> <file>... (with them)
+#            .build/fuzz/build/release/sleepledger-fuzz <target> <file>... (with them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,12 +25,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-scratch=.build/fuzz
-echo "building the fuzzers in $scratch ..."
-nice -n 19 swift build -c release --scratch-path "$scratch" --product sleepledger-fuzz \
+out=.build/fuzz
+build="$out/build"
+echo "building the fuzzers in $build ..."
+mkdir -p "$out"
+nice -n 19 swift build -c release --scratch-path "$build" --product sleepledger-fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -DFUZZING -Xswiftc -use-ld=lld \
-  >"$scratch.build.log" 2>&1 || { tail -40 "$scratch.build.log"; exit 1; }
-fuzzer="$scratch/release/sleepledger-fuzz"
+  >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+fuzzer="$build/release/sleepledger-fuzz"
 
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <("$fuzzer" --list 2>&1 | sed -n 's/^  \([a-z-]*\): .*/\1/p')
@@ -39,9 +42,9 @@ status=0
 printf '%-13s %8s %12s %9s %7s %7s %8s\n' target seconds executions exec/s cov ft crashes
 for target in "${targets[@]}"; do
   seeds="Fuzz/corpus/$target"
-  corpus="$scratch/corpus/$target"
-  artifacts="$scratch/artifacts/$target"
-  log="$scratch/logs/$target.log"
+  corpus="$out/corpus/$target"
+  artifacts="$out/artifacts/$target"
+  log="$out/logs/$target.log"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   [ -d "$seeds" ] || { echo "no seed corpus $seeds" >&2; exit 2; }
   # The licensed real-world fixtures are seeds too, read in place.
@@ -59,7 +62,7 @@ for target in "${targets[@]}"; do
   case "$target" in
     xml|sleep-record|zip) leaks=0 ;;
   esac
-  before=$(find "$artifacts" -type f | wc -l)
+  before=$(find "$artifacts" -type f 2>/dev/null | wc -l)
   started=$(date +%s)
   # Exits non-zero at a crash; the table says so.
   LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" nice -n 19 "$fuzzer" "$target" \
@@ -71,7 +74,7 @@ for target in "${targets[@]}"; do
   last=$(grep -E '^#[0-9]+.*(cov|ft):' "$log" | tail -1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-  crashes=$(( $(find "$artifacts" -type f | wc -l) - before ))
+  crashes=$(( $(find "$artifacts" -type f 2>/dev/null | wc -l) - before ))
   printf '%-13s %8s %12s %9s %7s %7s %8s\n' "$target" "$elapsed" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" \
     "$crashes"
   if [ "$crashes" -gt 0 ] || ! grep -q '^stat::number_of_executed_units' "$log"; then
