@@ -103,6 +103,14 @@ let package = Package(
             ],
             path: "Benchmarks/rollup-benchmark"),
 
+        // Fuzzing: `Fuzz/run.sh` builds this with libFuzzer and AddressSanitizer; an ordinary
+        // debug build compiles its targets too and replays files through them.
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(
+            name: "sleepledger-fuzz",
+            dependencies: ["HealthImport", "LedgerServer", "LedgerServices", "SleepCore", "CLibFuzzer"],
+            path: "Fuzz/sleepledger-fuzz"),
+
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "LedgerCryptoTests", dependencies: ["LedgerCrypto"]),
         .testTarget(

@@ -490,23 +490,32 @@ final class MicroHTTPDServer: @unchecked Sendable {
             connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
         _ = MHD_get_connection_values(
             connection, .COOKIE_KIND, Self.cookieCallback, Unmanaged.passUnretained(cookies).toOpaque())
-        var client = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
-        var origin: String?
-        // Forwarded headers are believed from the trusted proxy only.
-        if let proxy = listener.trustedProxy, client == proxy {
-            if let forwarded = headers.value["x-forwarded-for"]?.split(separator: ",").last {
-                client = String(forwarded).trimmingWhitespace
-            }
-            if let proto = headers.value["x-forwarded-proto"]?.split(separator: ",").first?.lowercased(),
-                ["http", "https"].contains(proto.trimmingWhitespace), let host = headers.value["host"],
-                !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) })
-            {
-                origin = proto.trimmingWhitespace + "://" + host
-            }
-        }
+        let peer = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
+        let (client, origin) = Self.forwarded(headers: headers.value, peer: peer, trustedProxy: listener.trustedProxy)
         return HTTPRequest(
             method: method, path: url, query: query.value, headers: headers.value, clientAddress: client,
             forwardedOrigin: origin, cookies: cookies.value)
+    }
+
+    /// The client's address and the origin it used, from the peer's address and the
+    /// request's headers (lower-case names): `X-Forwarded-For`'s last hop and
+    /// `X-Forwarded-Proto://Host` are believed from the trusted proxy only.
+    static func forwarded(headers: [String: String], peer: String, trustedProxy: String?) -> (
+        client: String, origin: String?
+    ) {
+        guard let trustedProxy, peer == trustedProxy else { return (peer, nil) }
+        var client = peer
+        var origin: String?
+        if let forwarded = headers["x-forwarded-for"]?.split(separator: ",").last {
+            client = String(forwarded).trimmingWhitespace
+        }
+        if let proto = headers["x-forwarded-proto"]?.split(separator: ",").first?.lowercased(),
+            ["http", "https"].contains(proto.trimmingWhitespace), let host = headers["host"],
+            !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) })
+        {
+            origin = proto.trimmingWhitespace + "://" + host
+        }
+        return (client, origin)
     }
 
     /// The numeric host of a socket address.
