@@ -103,13 +103,13 @@ let package = Package(
             ],
             path: "Benchmarks/rollup-benchmark"),
 
-        // Fuzzing: `Fuzz/run.sh` builds this with libFuzzer and AddressSanitizer; an ordinary
+        // Fuzzing: `deploy/fuzz/run.sh` builds this with libFuzzer and AddressSanitizer; an ordinary
         // debug build compiles its targets too and replays files through them.
-        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
         .executableTarget(
             name: "sleepledger-fuzz",
             dependencies: ["HealthImport", "LedgerServer", "LedgerServices", "SleepCore", "CLibFuzzer"],
-            path: "Fuzz/sleepledger-fuzz"),
+            path: "Sources/sleepledger-fuzz"),
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "LedgerCryptoTests", dependencies: ["LedgerCrypto"]),

@@ -11,7 +11,7 @@ unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVI
   SLEEPLEDGER_HOME SLEEPLEDGER_ADMIN_DATABASE_URL || true
 
 # Formatting drift fails the run: the repository's .swift-format, strict.
-swift format lint --strict --recursive Sources Tests Benchmarks Fuzz Package.swift
+swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 
 swift build --build-tests
 

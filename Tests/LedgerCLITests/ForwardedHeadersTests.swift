@@ -3,7 +3,7 @@ import Testing
 @testable import LedgerServer
 
 /// The client's address and origin from the trusted proxy's forwarded headers
-/// (`MicroHTTPDServer.forwarded`, also fuzzed by `Fuzz/run.sh http`).
+/// (`MicroHTTPDServer.forwarded`, also fuzzed by `deploy/fuzz/run.sh http`).
 @Suite("Forwarded headers")
 struct ForwardedHeadersTests {
     @Test("believed from the trusted proxy only: the last X-Forwarded-For hop, http or https with a plain host")

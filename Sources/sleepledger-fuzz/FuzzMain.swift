@@ -1,10 +1,10 @@
 // The fuzz targets of SleepLedger in one executable (one link instead of one per target).
 //
-// Built by Fuzz/run.sh with `-sanitize=fuzzer,address -DFUZZING`: the first argument names
+// Built by deploy/fuzz/run.sh with `-sanitize=fuzzer,address -DFUZZING`: the first argument names
 // the target, the rest go to libFuzzer (`sleepledger-fuzz xml -max_total_time=60 corpus`).
 // In an ordinary debug build the same targets compile (so they keep up with the code) and
 // the executable replays files through one: `sleepledger-fuzz xml crash-1234 ...`, which
-// reproduces a crash without the sanitizers. A release build outside Fuzz/run.sh has no
+// reproduces a crash without the sanitizers. A release build outside deploy/fuzz/run.sh has no
 // targets: they reach internal types through `@testable import`.
 import Foundation
 
@@ -38,7 +38,7 @@ enum FuzzMain {
         guard arguments.count >= 2, let target = fuzzTargets.first(where: { $0.name == arguments[1] }) else {
             var usage = "usage: sleepledger-fuzz TARGET [libFuzzer flags | files to replay]\ntargets:\n"
             for target in fuzzTargets { usage += "  \(target.name): \(target.summary)\n" }
-            if fuzzTargets.isEmpty { usage += "  (none: build with Fuzz/run.sh or in debug)\n" }
+            if fuzzTargets.isEmpty { usage += "  (none: build with deploy/fuzz/run.sh or in debug)\n" }
             FileHandle.standardError.write(Data(usage.utf8))
             exit(arguments.count == 2 && arguments[1] == "--list" ? 0 : 2)
         }

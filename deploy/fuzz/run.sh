@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Builds SleepLedger's fuzz targets with libFuzzer and AddressSanitizer and runs each for a
 # given time, one after the other, printing executions, executions per second, coverage and
-# crashes. Usage: Fuzz/run.sh [--seconds N] [TARGET...]   (default: 60 s, every target)
+# crashes. Usage: deploy/fuzz/run.sh [--seconds N] [TARGET...]   (default: 60 s, every target)
 #
 # Build:     .build/fuzz/build (release, -sanitize=fuzzer,address, -enable-testing, -DFUZZING, lld;
 #            a scratch path of its own: SwiftPM empties its scratch path's artifacts folder)
-# Corpus:    Fuzz/corpus/<target> (the committed seeds, read only) and .build/fuzz/corpus/<target>
+# Corpus:    Tests/FuzzCorpus/<target> (the committed seeds, read only) and .build/fuzz/corpus/<target>
 #            (what the runs add; kept between runs)
 # Crashes:   .build/fuzz/artifacts/<target>/ (crash-*, timeout-*, oom-*, leak-*)
 # Logs:      .build/fuzz/logs/<target>.log
 # Replay:    swift build && .build/debug/sleepledger-fuzz <target> <file>... (no sanitizers), or
 #            .build/fuzz/build/release/sleepledger-fuzz <target> <file>... (with them)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 seconds=60
 targets=()
@@ -41,7 +41,7 @@ fi
 status=0
 printf '%-13s %8s %12s %9s %7s %7s %8s\n' target seconds executions exec/s cov ft crashes
 for target in "${targets[@]}"; do
-  seeds="Fuzz/corpus/$target"
+  seeds="Tests/FuzzCorpus/$target"
   corpus="$out/corpus/$target"
   artifacts="$out/artifacts/$target"
   log="$out/logs/$target.log"
@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
   case "$target" in
     hae|zip) extra+=(Tests/HealthImportTests/Fixtures/hae) ;;
   esac
-  # FoundationXML leaks 72 bytes per malformed record (Fuzz/lsan.supp): with libFuzzer's
+  # FoundationXML leaks 72 bytes per malformed record (deploy/fuzz/lsan.supp): with libFuzzer's
   # leak check after each such input the XML targets would run 10 to 20 times slower, so
   # they check for leaks only at exit.
   leaks=1
@@ -65,7 +65,7 @@ for target in "${targets[@]}"; do
   before=$(find "$artifacts" -type f 2>/dev/null | wc -l)
   started=$(date +%s)
   # Exits non-zero at a crash; the table says so.
-  LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" nice -n 19 "$fuzzer" "$target" \
+  LSAN_OPTIONS="suppressions=$PWD/deploy/fuzz/lsan.supp:print_suppressions=0" nice -n 19 "$fuzzer" "$target" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=$leaks -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$corpus" "$seeds" "${extra[@]}" >"$log" 2>&1 || true
   elapsed=$(( $(date +%s) - started ))

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Writes the committed seed corpora under Fuzz/corpus/<target>/ (small inputs written
-here, none copied from elsewhere). Fuzz/run.sh also gives the XML-reading targets the
+"""Writes the committed seed corpora under Tests/FuzzCorpus/<target>/ (small inputs written
+here, none copied from elsewhere). deploy/fuzz/run.sh also gives the XML-reading targets the
 licensed fixtures under Tests/HealthImportTests/Fixtures as read-only seeds.
-Usage: Fuzz/make-seeds.py   (rewrites the seed folders)"""
+Usage: deploy/fuzz/make-seeds.py   (rewrites the seed folders)"""
 import io
 import os
 import shutil
 import zipfile
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "FuzzCorpus")
 SLEEP = "HKCategoryTypeIdentifierSleepAnalysis"
 
 RECORDS = [
