@@ -82,6 +82,26 @@ extension ServerRoutes {
         return (query, notice.notice)
     }
 
+    /// A signed-in person's page that takes the query parameters `allowed` (and `done`):
+    /// `body` with the visitor, the parameters and the notice `done` names. A refused
+    /// parameter, here or in `body`, or input a service refuses, is a 400 page saying why.
+    private func personalPage(
+        _ request: HTTPRequest, taking allowed: [String] = [],
+        _ body: (WebSessionService.Visitor, QueryParameters, WebNotice?) throws -> HTTPResponse
+    ) -> HTTPResponse {
+        signedIn(request) { visitor in
+            do {
+                let (query, notice) = try pageQuery(request, allowed)
+                return try body(visitor, query, notice)
+            } catch let refusal as QueryParameters.Refusal {
+                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
+            } catch let error as ServiceError where error.kind == .invalidInput {
+                return try personalMessage(
+                    visitor, title: "Not understood", message: Self.sentence(error.message), status: 400)
+            }
+        }
+    }
+
     /// A page for the visitor, wrapped in the layout with their handle and CSRF token.
     private func personal(
         _ page: WebPage, _ visitor: WebSessionService.Visitor, handle: String, status: Int = 200,
@@ -110,15 +130,8 @@ extension ServerRoutes {
     /// `GET /?horizon=`: the dashboard (``DashboardView``) of the stored summary of the
     /// horizon (weekly by default) with the nights of its window, or why there is none.
     func dashboardPage(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let horizon: Horizon
-            let notice: WebNotice?
-            do {
-                let (query, done) = try pageQuery(request, ["horizon"])
-                (horizon, notice) = (try query.horizon(default: .weekly), done)
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
+        personalPage(request, taking: ["horizon"]) { visitor, query, notice in
+            let horizon = try query.horizon(default: .weekly)
             let (account, view) = try account(visitor) { service in
                 (try service.account(), try service.summary(horizon: horizon, asOf: nil, includingWindowNights: true))
             }
@@ -221,13 +234,7 @@ extension ServerRoutes {
     /// `GET /imports`: the person's last 100 imports, newest first, with counts and
     /// diagnostics.
     func importsPage(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let notice: WebNotice?
-            do {
-                notice = try pageQuery(request, []).1
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
+        personalPage(request) { visitor, _, notice in
             let (handle, jobs) = try pool.withSession { session in
                 (
                     try AccountService(session: session, userID: visitor.userID).account().user.handle,
@@ -246,22 +253,9 @@ extension ServerRoutes {
     /// at most ``AccountService/maximumPageDays`` of them: a longer range shows its first
     /// 366 days and says so.
     func nightsPage(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let first: LocalDate?
-            let last: LocalDate?
-            do {
-                let query = try pageQuery(request, ["from", "to"]).0
-                (first, last) = (try query.date("from"), try query.date("to"))
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
-            let page: AccountService.NightsPage
-            do {
-                page = try account(visitor) { try $0.nights(from: first, through: last, now: now()) }
-            } catch let error as ServiceError where error.kind == .invalidInput {
-                return try personalMessage(
-                    visitor, title: "No such range", message: Self.sentence(error.message), status: 400)
-            }
+        personalPage(request, taking: ["from", "to"]) { visitor, query, _ in
+            let (first, last) = (try query.date("from"), try query.date("to"))
+            let page = try account(visitor) { try $0.nights(from: first, through: last, now: now()) }
             var notice: WebNotice?
             if page.last < page.requestedLast {
                 notice = WebNotice(
@@ -277,27 +271,14 @@ extension ServerRoutes {
     /// `GET /nights.csv?from=&to=`: the nights of the whole range as the admin tool's CSV
     /// (``NightsView/csv(_:)``), read page by page, as a download.
     func nightsCSV(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let first: LocalDate?
-            let last: LocalDate?
-            do {
-                let query = try QueryParameters(request, allowed: ["from", "to"])
-                (first, last) = (try query.date("from"), try query.date("to"))
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
-            var nights: [Night] = []
-            var page: AccountService.NightsPage
-            do {
-                page = try account(visitor) { try $0.nights(from: first, through: last, now: now()) }
+        personalPage(request, taking: ["from", "to"]) { visitor, query, _ in
+            let (first, last) = (try query.date("from"), try query.date("to"))
+            var page = try account(visitor) { try $0.nights(from: first, through: last, now: now()) }
+            var nights = page.nights
+            while let next = page.next {
+                let through = page.requestedLast
+                page = try account(visitor) { try $0.nights(from: next, through: through, now: now()) }
                 nights += page.nights
-                while let next = page.next {
-                    page = try account(visitor) { try $0.nights(from: next, through: page.requestedLast, now: now()) }
-                    nights += page.nights
-                }
-            } catch let error as ServiceError where error.kind == .invalidInput {
-                return try personalMessage(
-                    visitor, title: "No such range", message: Self.sentence(error.message), status: 400)
             }
             let start = first ?? page.first
             let name = NightsView.csvFileName(from: start, to: page.requestedLast)
@@ -316,15 +297,7 @@ extension ServerRoutes {
 
     /// `GET /settings`: time zone, goals, password and deleting the account.
     func settingsPage(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let notice: WebNotice?
-            do {
-                notice = try pageQuery(request, []).1
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
-            return try settings(visitor, notice: notice)
-        }
+        personalPage(request) { visitor, _, notice in try settings(visitor, notice: notice) }
     }
 
     /// The settings page with the stored values and `notice`, answered with `status`.
@@ -435,15 +408,7 @@ extension ServerRoutes {
 
     /// `GET /tokens`: the person's API tokens and the Health Auto Export settings.
     func tokensPage(_ request: HTTPRequest) -> HTTPResponse {
-        signedIn(request) { visitor in
-            let notice: WebNotice?
-            do {
-                notice = try pageQuery(request, []).1
-            } catch let refusal as QueryParameters.Refusal {
-                return try personalMessage(visitor, title: "Not understood", message: refusal.message, status: 400)
-            }
-            return try tokens(visitor, request, notice: notice)
-        }
+        personalPage(request) { visitor, _, notice in try tokens(visitor, request, notice: notice) }
     }
 
     /// The tokens page with `created` shown once and `notice`, answered with `status`.

@@ -95,7 +95,7 @@ struct PersonalPageServerTests {
             (WebPaths.upload, 200, "Upload", "8 GiB"),
             (WebPaths.imports, 200, "Imports", "No imports yet"),
             (WebPaths.nights + "?from=2024-01-01&to=2024-01-31", 200, "Nights", "2024-01-31"),
-            (WebPaths.nights + "?from=2024-02-01&to=2024-01-01", 400, "No such range", "is after the last"),
+            (WebPaths.nights + "?from=2024-02-01&to=2024-01-01", 400, "Not understood", "is after the last"),
             (WebPaths.nights + "?from=yesterday", 400, "Not understood", "from must be a date"),
             (WebPaths.settings, 200, "Settings", "Europe/Berlin"),
             (WebPaths.tokens, 200, "API tokens", "Summarize Data"),
