@@ -22,8 +22,8 @@
 #
 # Usage: Benchmarks/server-benchmark.sh [--runs N] [--keep DIR] [--upload-size SIZE]
 #        [--memory-size SIZE] [--duration SECONDS] [PART...]
-#   SERVER_BENCHMARK_BIN, when set, is the folder of the binaries to use instead of this
-#   checkout's release build.
+#   SERVER_BENCHMARK_BIN (or SLEEPLEDGER_BIN), when set, is the folder of the binaries to
+#   use instead of this checkout's release build.
 #   PART is upload, summary, hae or memory (default: all four); --runs (default 3) is the
 #   number of interleaved CLI/HTTP runs of `upload` and of rounds of `summary`; --keep
 #   DIR keeps generated exports;
@@ -52,22 +52,9 @@ done
 [ ${#parts[@]} -gt 0 ] || parts=(upload summary hae memory)
 
 bash deploy/install-deps.sh wrk time postgresql-client >/dev/null
-if [ -n "${SERVER_BENCHMARK_BIN:-}" ]; then
-  bin="$SERVER_BENCHMARK_BIN"   # another build's folder (e.g. .build/debug, to try the script)
-else
-  for product in sleepledger make-export admin-benchmark-data; do
-    swift build -c release --product "$product" >/dev/null
-  done
-  bin="$(swift build -c release --show-bin-path)"
-fi
+. deploy/lib/private-cluster.sh
+SLEEPLEDGER_BIN="${SERVER_BENCHMARK_BIN:-${SLEEPLEDGER_BIN:-}}" release_binaries sleepledger make-export admin-benchmark-data
 pgbin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-
-work="$(mktemp -d /tmp/sleepledger-server-bench.XXXXXX)"
-chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
-data="${keep:-$work/data}"
-mkdir -p "$data"
-unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
-export SLEEPLEDGER_HOME="$work/home"
 server_pid=""
 stop_server() {
   if [ -n "$server_pid" ]; then
@@ -76,14 +63,8 @@ stop_server() {
     server_pid=""
   fi
 }
-cleanup() {
-  stop_server
-  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-"$bin/sleepledger" db start >/dev/null
-conninfo="$("$bin/sleepledger" db url)"
+before_exit() { stop_server; }
+private_cluster sleepledger-server-bench "$keep"
 server_conninfo="$conninfo user=sleepledger_server"
 
 now() { date +%s.%N; }

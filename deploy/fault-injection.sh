@@ -34,19 +34,8 @@ while [ $# -gt 0 ]; do
 done
 
 bash deploy/install-deps.sh postgresql-client >/dev/null
-if [ -n "${SLEEPLEDGER_BIN:-}" ]; then
-  bin="$SLEEPLEDGER_BIN"
-else
-  for product in sleepledger make-export; do swift build -c release --product "$product" >/dev/null; done
-  bin="$(swift build -c release --show-bin-path)"
-fi
-
-work="$(mktemp -d /tmp/sleepledger-faults.XXXXXX)"
-chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
-data="${keep:-$work/data}"
-mkdir -p "$data"
-unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
-export SLEEPLEDGER_HOME="$work/home"
+. deploy/lib/private-cluster.sh
+release_binaries sleepledger make-export
 export SLEEPLEDGER_IMPORT_LOCK_WAIT=30
 server_pid=""
 stop_server() {
@@ -56,15 +45,9 @@ stop_server() {
     server_pid=""
   fi
 }
-cleanup() {
-  local status=$?
-  stop_server
-  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
-  if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
-}
-trap cleanup EXIT
-"$bin/sleepledger" db start >/dev/null
-base="$("$bin/sleepledger" db url)"
+before_exit() { stop_server; }
+private_cluster sleepledger-faults "$keep"
+base="$conninfo"
 postmaster_pid() { head -1 "$(find "$SLEEPLEDGER_HOME" -name postmaster.pid | head -1)" 2>/dev/null || true; }
 
 # The inputs: an export for the CLI import (anna) and another for the upload (ben).

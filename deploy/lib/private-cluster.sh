@@ -1,0 +1,39 @@
+# Sourced by the scripts that run SleepLedger on a PostgreSQL cluster of their own
+# (deploy/fault-injection.sh, deploy/soak.sh, Benchmarks/server-benchmark.sh), from the
+# repository's root.
+
+# release_binaries PRODUCT...: sets `bin` to the folder of the release build of the
+# products (built when missing), or to SLEEPLEDGER_BIN when that is set.
+release_binaries() {
+  if [ -n "${SLEEPLEDGER_BIN:-}" ]; then
+    bin="$SLEEPLEDGER_BIN"
+    return
+  fi
+  local product
+  for product in "$@"; do swift build -c release --product "$product" >/dev/null; done
+  bin="$(swift build -c release --show-bin-path)"
+}
+
+# private_cluster NAME [KEEP]: a work folder /tmp/NAME.XXXXXX, `data` (KEEP, or a folder
+# of the work folder), the embedded cluster started under it with no database configured
+# from the environment, and `conninfo` for it. At exit the caller's `before_exit` runs
+# (when defined), the cluster stops, and the work folder is removed, or kept and named
+# when the script failed.
+private_cluster() {
+  work="$(mktemp -d "/tmp/$1.XXXXXX")"
+  chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
+  data="${2:-$work/data}"
+  mkdir -p "$data"
+  unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
+  export SLEEPLEDGER_HOME="$work/home"
+  trap private_cluster_exit EXIT
+  "$bin/sleepledger" db start >/dev/null
+  conninfo="$("$bin/sleepledger" db url)"
+}
+
+private_cluster_exit() {
+  local status=$?
+  if declare -F before_exit >/dev/null; then before_exit; fi
+  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
+  if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
+}
