@@ -72,6 +72,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport", "SleepCore",
+                "CProcessShims",
             ]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.

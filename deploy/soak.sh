@@ -28,29 +28,13 @@ while [ $# -gt 0 ]; do
 done
 
 bash deploy/install-deps.sh postgresql-client >/dev/null
-if [ -n "${SLEEPLEDGER_BIN:-}" ]; then
-  bin="$SLEEPLEDGER_BIN"
-else
-  for product in sleepledger make-export; do swift build -c release --product "$product" >/dev/null; done
-  bin="$(swift build -c release --show-bin-path)"
-fi
-
-work="$(mktemp -d /tmp/sleepledger-soak.XXXXXX)"
-chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
-data="${keep:-$work/data}"
-mkdir -p "$data"
-unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE || true
-export SLEEPLEDGER_HOME="$work/home"
+. deploy/lib/private-cluster.sh
+release_binaries sleepledger make-export
 server_pid=""
-cleanup() {
-  local status=$?
+before_exit() {
   [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
-  if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
-trap cleanup EXIT
-"$bin/sleepledger" db start >/dev/null
-conninfo="$("$bin/sleepledger" db url)"
+private_cluster sleepledger-soak "$keep"
 export DATABASE_URL="$conninfo"
 "$bin/sleepledger" migrate >/dev/null
 

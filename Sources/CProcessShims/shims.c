@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include "CProcessShims.h"
@@ -15,4 +16,8 @@ int CProcessShims_exitStatus(int waitStatus) {
     if (WIFEXITED(waitStatus)) return WEXITSTATUS(waitStatus);
     if (WIFSIGNALED(waitStatus)) return 128 + WTERMSIG(waitStatus);
     return -1;
+}
+
+int CProcessShims_limitMallocArenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }

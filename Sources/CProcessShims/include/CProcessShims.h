@@ -19,4 +19,8 @@ int CProcessShims_addChangeDirectory(posix_spawn_file_actions_t *actions, const 
    the signal number for a child killed by a signal, -1 for anything else (stopped). */
 int CProcessShims_exitStatus(int waitStatus);
 
+/* mallopt(M_ARENA_MAX, count): at most `count` glibc malloc arenas for the process's
+   threads. Returns 1 on success, 0 otherwise. */
+int CProcessShims_limitMallocArenas(int count);
+
 #endif
