@@ -55,15 +55,6 @@ bash deploy/install-deps.sh wrk time postgresql-client >/dev/null
 . deploy/lib/private-cluster.sh
 SLEEPLEDGER_BIN="${SERVER_BENCHMARK_BIN:-${SLEEPLEDGER_BIN:-}}" release_binaries sleepledger make-export admin-benchmark-data
 pgbin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-  fi
-}
-before_exit() { stop_server; }
 private_cluster sleepledger-server-bench "$keep"
 server_conninfo="$conninfo user=sleepledger_server"
 

@@ -37,15 +37,6 @@ bash deploy/install-deps.sh postgresql-client >/dev/null
 . deploy/lib/private-cluster.sh
 release_binaries sleepledger make-export
 export SLEEPLEDGER_IMPORT_LOCK_WAIT=30
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-  fi
-}
-before_exit() { stop_server; }
 private_cluster sleepledger-faults "$keep"
 base="$conninfo"
 postmaster_pid() { head -1 "$(find "$SLEEPLEDGER_HOME" -name postmaster.pid | head -1)" 2>/dev/null || true; }

@@ -30,10 +30,6 @@ done
 bash deploy/install-deps.sh postgresql-client >/dev/null
 . deploy/lib/private-cluster.sh
 release_binaries sleepledger make-export
-server_pid=""
-before_exit() {
-  [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-}
 private_cluster sleepledger-soak "$keep"
 export DATABASE_URL="$conninfo"
 "$bin/sleepledger" migrate >/dev/null
@@ -170,7 +166,7 @@ for _ in $(seq 1 600); do
   [ "$left" -eq 0 ] && break
   sleep 1
 done
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+stop_server
 kill "$sampler" 2>/dev/null || true
 
 failed=0

@@ -14,11 +14,20 @@ release_binaries() {
   bin="$(swift build -c release --show-bin-path)"
 }
 
+# stop_server: stops the server the script started in the background (`server_pid`), if any.
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+
 # private_cluster NAME [KEEP]: a work folder /tmp/NAME.XXXXXX, `data` (KEEP, or a folder
 # of the work folder), the embedded cluster started under it with no database configured
-# from the environment, and `conninfo` for it. At exit the caller's `before_exit` runs
-# (when defined), the cluster stops, and the work folder is removed, or kept and named
-# when the script failed.
+# from the environment, and `conninfo` for it. At exit the server stops (stop_server), the
+# cluster stops, and the work folder is removed, or kept and named when the script failed.
 private_cluster() {
   work="$(mktemp -d "/tmp/$1.XXXXXX")"
   chmod 0755 "$work"   # as root, the cluster runs as an unprivileged user who must reach it
@@ -33,7 +42,7 @@ private_cluster() {
 
 private_cluster_exit() {
   local status=$?
-  if declare -F before_exit >/dev/null; then before_exit; fi
+  stop_server
   "$bin/sleepledger" db stop >/dev/null 2>&1 || true
   if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
