@@ -240,16 +240,9 @@ struct AdminReadOnlyTests {
 
     @Test("on the embedded default it connects as sleepledger_readonly over the socket, and cannot write")
     func embeddedReadOnlyRole() throws {
-        // A cluster of its own: the suite's shared server may be an external one.
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("admin-embedded-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        // As root the cluster runs as an unprivileged user, who must reach the folder.
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home.path)
-        defer { try? FileManager.default.removeItem(at: home) }
-        let environment = ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder]
-        let database = try Configuration(environment: environment, isTerminal: false).database
-        try database.startCluster()
-        defer { try? database.stopCluster() }
+        let cluster = try PrivateCluster("admin-embedded")
+        defer { cluster.stop() }
+        let (environment, database) = (cluster.environment, cluster.database)
         let writer = try database.open(access: .writes)
         defer { writer.close() }
         try UserService(session: writer).add(

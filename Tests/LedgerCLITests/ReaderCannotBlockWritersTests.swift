@@ -221,15 +221,9 @@ struct ReaderCannotBlockWritersTests {
         and import and rollup (which migrate and apply roles.sql first, restoring the setting) finish while it holds on
         """)
     func embeddedDefault() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("held-reader-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        // As root the cluster runs as an unprivileged user, who must reach the folder.
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home.path)
-        defer { try? FileManager.default.removeItem(at: home) }
-        let environment = ["SLEEPLEDGER_HOME": home.path, "SLEEPLEDGER_MIGRATIONS": TestDatabase.migrationsFolder]
-        let database = try Configuration(environment: environment, isTerminal: false).database
-        try database.startCluster()
-        defer { try? database.stopCluster() }
+        let cluster = try PrivateCluster("held-reader")
+        defer { cluster.stop() }
+        let (home, environment, database) = (cluster.home, cluster.environment, cluster.database)
         #expect(Self.run(["user", "add", "anna", "--time-zone", "Europe/Berlin"], environment).code == .success)
         let conninfo = try #require(database.clusterConninfo())
         let readerConninfo = try ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: conninfo)
