@@ -48,10 +48,8 @@ struct ImportDocument: Encodable {
         finishedAt = job.finishedAt.map { ReportFormat.isoUTC($0) }
         attempts = job.attempts
         error = job.error
-        if let read = job.samplesRead, let inserted = job.samplesInserted, let duplicate = job.samplesDuplicate,
-            let rejected = job.samplesRejected
-        {
-            counts = Counts(read: read, inserted: inserted, duplicate: duplicate, rejected: rejected)
+        counts = job.sampleCounts.map {
+            Counts(read: $0.read, inserted: $0.inserted, duplicate: $0.duplicate, rejected: $0.rejected)
         }
         diagnostics = job.diagnosticsJSON.map { ImportService.diagnosticLines($0) } ?? []
     }

@@ -229,9 +229,7 @@ extension ServerRoutes {
     /// no other parameter, a known horizon or none); `nil` for any other, which the general
     /// route answers (400 after the token is checked, or a summary computed on the fly).
     static func storedSummaryHorizon(_ request: HTTPRequest) -> Horizon? {
-        guard request.query.keys.allSatisfy({ $0 == "horizon" }) else { return nil }
-        guard let text = request.query["horizon"] else { return .weekly }
-        return Horizon(rawValue: text)
+        try? QueryParameters(request, allowed: ["horizon"]).horizon(default: .weekly)
     }
 
     /// `GET /api/v1/summary` with a token, for a stored summary: the token checked and the

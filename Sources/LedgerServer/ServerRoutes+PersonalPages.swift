@@ -479,11 +479,8 @@ extension DashboardAbsence {
 extension ImportRow {
     /// The history's row of a queued upload and what its import did.
     init(_ job: ImportJobStore.Job) {
-        var counts: Counts?
-        if let read = job.samplesRead, let inserted = job.samplesInserted, let duplicate = job.samplesDuplicate,
-            let rejected = job.samplesRejected
-        {
-            counts = Counts(read: read, inserted: inserted, duplicate: duplicate, rejected: rejected)
+        let counts = job.sampleCounts.map {
+            Counts(read: $0.read, inserted: $0.inserted, duplicate: $0.duplicate, rejected: $0.rejected)
         }
         self.init(
             id: job.id, state: State(rawValue: job.state.rawValue) ?? .failed, fileName: job.fileName,

@@ -59,6 +59,12 @@ public struct ImportJobStore {
         public var samplesRejected: Int64?
         /// The import's diagnostics as stored (a JSON array).
         public var diagnosticsJSON: String?
+
+        /// The import's four counts together, once it ran; `nil` before.
+        public var sampleCounts: (read: Int64, inserted: Int64, duplicate: Int64, rejected: Int64)? {
+            guard let samplesRead, let samplesInserted, let samplesDuplicate, let samplesRejected else { return nil }
+            return (samplesRead, samplesInserted, samplesDuplicate, samplesRejected)
+        }
     }
 
     /// What cancelling a job did.
