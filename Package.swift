@@ -130,6 +130,12 @@ let package = Package(
                 "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "HealthImport", "ExportFixtures",
             ]),
+        .testTarget(
+            name: "LedgerServerTests",
+            dependencies: [
+                "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
+                "WebPages",
+            ]),
         .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
         .testTarget(
             name: "LedgerCLITests",

@@ -27,7 +27,7 @@ extension ExitCode {
         case .invalidInput, .alreadyExists, .conflict, .refusedInput: self = .dataError
         case .notFound, .unreadableInput: self = .noInput
         case .unavailable: self = .unavailable
-        case .busy: self = .busy
+        case .busy, .insufficientStorage: self = .busy
         case .unauthorized, .forbidden: self = .permissionDenied
         case .internalFailure: self = .internalError
         }

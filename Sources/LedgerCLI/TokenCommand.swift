@@ -36,7 +36,7 @@ enum TokenCommand {
         switch action {
         case "create":
             guard rest.isEmpty else { throw CLIError.usage("token create takes no positional argument", help: usage) }
-            let scopeText = arguments.value("scope") ?? TokenStore.Scope.full.rawValue
+            let scopeText = arguments.value("scope") ?? TokenService.defaultScope.rawValue
             guard let scope = TokenStore.Scope(rawValue: scopeText) else {
                 throw CLIError.usage("--scope must be ingest or full, not '\(scopeText)'", help: usage)
             }
@@ -44,7 +44,7 @@ enum TokenCommand {
             defer { session.close() }
             let user = try UserService(session: session).user(handle: handle)
             let issued = try TokenService(session: session).create(
-                for: user, name: arguments.value("name") ?? "token", scope: scope)
+                for: user, name: arguments.value("name"), scope: scope)
             console.print(issued.token)
             console.note(
                 "sleepledger: created \(scope.rawValue) token \(hex(issued.record.id)) \"\(issued.record.name)\" for \(user.handle); "

@@ -32,15 +32,8 @@ enum WorkerCommand {
         let workers = ImportWorkers(
             count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),
             options: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
-            openSession: { try database.openAsServer(serverURL: serverURL) },
-            afterImport: { job in
-                do {
-                    try RollupService(database: database, settings: RollupSettings(userID: job.userID)).run(
-                        now: Int64(Date().timeIntervalSince1970))
-                } catch {
-                    console.note("sleepledger: rollup after import job \(job.id): \(error)")
-                }
-            }, log: { line in console.note(ServeCommand.stamp() + " " + line) })
+            database: database, openSession: { try database.openAsServer(serverURL: serverURL) },
+            log: { line in console.note(ServeCommand.stamp() + " " + line) })
         if arguments.has("once") {
             let done = workers.drain()
             console.print("imported \(done) queued upload\(done == 1 ? "" : "s")")

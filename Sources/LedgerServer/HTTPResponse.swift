@@ -84,7 +84,14 @@ public struct HTTPResponse: Sendable, Hashable {
         return response
     }
 
-    /// The response for a use case's failure: its kind decides the status.
+    /// What a 503 says: the detail (which database, which error) stays in the server's log.
+    public static let unavailableMessage = "the service is temporarily unavailable; try again shortly"
+    /// What a 500 says: nothing of the internals.
+    public static let internalMessage = "an internal error occurred"
+
+    /// The response for a use case's failure: its kind decides the status; 503 and 500
+    /// answer with a generic message (``unavailableMessage``, ``internalMessage``), 503 and
+    /// 429 with `Retry-After`.
     public init(_ failure: ServiceError) {
         let status: Int
         let code: String
@@ -98,13 +105,21 @@ public struct HTTPResponse: Sendable, Hashable {
         case .unauthorized: (status, code) = (401, "unauthorized")
         case .forbidden: (status, code) = (403, "forbidden")
         case .busy: (status, code) = (429, "too_many")
+        case .insufficientStorage: (status, code) = (507, "insufficient_storage")
         case .unavailable: (status, code) = (503, "unavailable")
         case .internalFailure: (status, code) = (500, "internal")
         }
-        var response = HTTPResponse.error(status, code: code, message: failure.message)
+        let message: String
+        switch failure.kind {
+        case .unavailable: message = Self.unavailableMessage
+        case .internalFailure: message = Self.internalMessage
+        default: message = failure.message
+        }
+        var response = HTTPResponse.error(status, code: code, message: message)
         switch failure.kind {
         case .unauthorized: response.headers.append(Header("WWW-Authenticate", "Bearer"))
         case .busy: response.headers.append(Header("Retry-After", "60"))
+        case .unavailable: response.headers.append(Header("Retry-After", "5"))
         default: break
         }
         self = response

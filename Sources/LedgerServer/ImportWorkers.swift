@@ -3,10 +3,12 @@ public import LedgerServices
 public import LedgerStore
 
 /// Threads that import queued uploads: each holds its own database session (as the
-/// server's role), claims the oldest job it may run, imports it, and after a successful
-/// import hands the job to ``afterImport`` (the user's rollup). They wait for work on a
-/// signal from the upload route or poll every few seconds (jobs queued by other hosts).
-/// Each job's outcome and duration go to ``ServerMetrics`` when there are metrics.
+/// server's role, the schema checked once when it opens), claims the oldest job it may
+/// run, imports it and, after a successful import, rolls that person up on the same
+/// session (``ImportQueue/runNext(anyHost:options:rollingUpWith:now:)``). They wait for
+/// work on a signal from the upload route or poll every few seconds (jobs queued by other
+/// hosts). Each job's and rollup's outcome and duration go to ``ServerMetrics`` when there
+/// are metrics.
 public final class ImportWorkers: @unchecked Sendable {
     /// Seconds between looks at the queue when nothing signalled work.
     public static let pollSeconds = 2.0
@@ -16,7 +18,7 @@ public final class ImportWorkers: @unchecked Sendable {
     private let host: String
     private let isSpoolShared: Bool
     private let options: ImportService.Options
-    private let afterImport: @Sendable (ImportJobStore.Job) -> Void
+    private let database: LedgerDatabase
     private let log: @Sendable (String) -> Void
     private let metrics: ServerMetrics?
     private let condition = NSCondition()
@@ -36,12 +38,12 @@ public final class ImportWorkers: @unchecked Sendable {
     }
 
     /// `count` workers, each with a session from `openSession`, running jobs spooled on
-    /// `host` (any host's when the spool is shared), recording jobs in `metrics` if given.
+    /// `host` (any host's when the spool is shared) and rolling up with `database`'s
+    /// settings, recording jobs and rollups in `metrics` if given.
     public init(
         count: Int, host: String, isSpoolShared: Bool, options: ImportService.Options = .init(),
-        openSession: @escaping @Sendable () throws -> LedgerSession,
-        afterImport: @escaping @Sendable (ImportJobStore.Job) -> Void, metrics: ServerMetrics? = nil,
-        log: @escaping @Sendable (String) -> Void
+        database: LedgerDatabase, openSession: @escaping @Sendable () throws -> LedgerSession,
+        metrics: ServerMetrics? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.metrics = metrics
         self.count = count
@@ -49,7 +51,7 @@ public final class ImportWorkers: @unchecked Sendable {
         self.isSpoolShared = isSpoolShared
         self.options = options
         self.openSession = openSession
-        self.afterImport = afterImport
+        self.database = database
         self.log = log
     }
 
@@ -144,16 +146,21 @@ public final class ImportWorkers: @unchecked Sendable {
         }
         do {
             guard
-                let job = try ImportQueue(session: session, host: host).runNext(
-                    anyHost: isSpoolShared, options: options)
+                let run = try ImportQueue(session: session, host: host).runNext(
+                    anyHost: isSpoolShared, options: options, rollingUpWith: database,
+                    now: { Int64(Date().timeIntervalSince1970) })
             else { return nil }
+            let job = run.job
             let elapsed = (ContinuousClock.now - started).components
-            metrics?.recordJob(
-                state: job.state, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            metrics?.recordJob(state: job.state, seconds: seconds - (run.rollupSeconds ?? 0))
             log(
                 "import job \(job.id) of user \(job.userID): \(job.state.rawValue)\(job.error.map { " (\($0))" } ?? "")"
             )
-            if job.state == .done { afterImport(job) }
+            if let rollupSeconds = run.rollupSeconds {
+                metrics?.recordRollup(succeeded: run.rollupFailure == nil, seconds: rollupSeconds)
+            }
+            if let failure = run.rollupFailure { log("rollup after import job \(job.id): \(failure)") }
             return job
         } catch {
             log("import worker: \(error)")

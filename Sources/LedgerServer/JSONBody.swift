@@ -15,6 +15,20 @@ enum JSONBody {
         }
     }
 
+    /// The plan of a route that reads a JSON body: no query parameters, a body of at most
+    /// ``ServerConfiguration/maximumBodyBytes`` (a larger declared length is 413 before any
+    /// of it is read), then `answer` with its bytes.
+    static func plan(_ context: RequestContext, _ answer: @escaping ([UInt8]) throws -> HTTPResponse) throws
+        -> RequestPlan
+    {
+        _ = try context.query([])
+        let limit = context.server.configuration.maximumBodyBytes
+        if let length = context.request.contentLength, length > Int64(limit) {
+            return .respond(.error(413, code: "too_large", message: "the body is larger than this route accepts"))
+        }
+        return .collect(limit: limit) { request in try answer(request.body) }
+    }
+
     /// The body as `T`, refusing fields outside `fields` (the JSON names `T` decodes).
     static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], fields: [String]) throws(Refusal) -> T {
         let data =

@@ -15,7 +15,7 @@ public struct MetricsRoutes: Sendable {
 
     /// `GET` (and `HEAD`) `/metrics`: 200 with the exposition; another method 405; any
     /// other path 404.
-    public func plan(_ request: HTTPRequest) -> ServerRoutes.Plan {
+    public func plan(_ request: HTTPRequest) -> RequestPlan {
         guard request.path == Self.path else {
             return .respond(.error(404, code: "not_found", message: "metrics are at \(Self.path)"))
         }

@@ -58,13 +58,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
     /// What one request carries between the handler's calls.
     final class RequestState {
         var request: HTTPRequest
-        var plan: ServerRoutes.Plan
+        var plan: RequestPlan
         var collected: [UInt8] = []
         var isOverLimit = false
         var postProcessor: OpaquePointer?
         var isMultipart = false
         var fileKey: String?
-        /// The fields of a form body so far (``ServerRoutes/Plan/form(limit:_:)``).
+        /// The fields of a form body so far (``RequestPlan/form(limit:_:)``).
         var formFields: [String: [UInt8]] = [:]
         var formBytes = 0
         let started: ContinuousClock.Instant
@@ -79,7 +79,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let routeTemplate: String?
 
         init(
-            request: HTTPRequest, plan: ServerRoutes.Plan, routeTemplate: String?, started: ContinuousClock.Instant
+            request: HTTPRequest, plan: RequestPlan, routeTemplate: String?, started: ContinuousClock.Instant
         ) {
             self.request = request
             self.plan = plan
@@ -89,8 +89,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
     }
 
     let listener: Listener
-    private let plan: (HTTPRequest) -> ServerRoutes.Plan
-    private let routeTemplate: (String) -> String?
+    private let route: (HTTPRequest) -> (plan: RequestPlan, template: String?)
     private let metrics: ServerMetrics?
     private let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
@@ -98,17 +97,16 @@ final class MicroHTTPDServer: @unchecked Sendable {
     private var activeRequests = 0
     private var activeByClient: [String: Int] = [:]
 
-    /// A daemon for `listener` answering with `plan`; after each request, records it in
-    /// `metrics` under the template `routeTemplate` finds for its path, and writes an
-    /// access-log line to `log` (both optional: the metrics listener has neither).
+    /// A daemon for `listener` answering with the plan `route` gives a request; after each
+    /// request, records it in `metrics` under the template `route` matched (never the raw
+    /// path), and writes an access-log line to `log` (both optional: the metrics listener
+    /// has neither).
     init(
-        listener: Listener, plan: @escaping (HTTPRequest) -> ServerRoutes.Plan,
-        routeTemplate: @escaping (String) -> String? = { _ in nil }, metrics: ServerMetrics? = nil,
-        log: (@Sendable (String) -> Void)?
+        listener: Listener, route: @escaping (HTTPRequest) -> (plan: RequestPlan, template: String?),
+        metrics: ServerMetrics? = nil, log: (@Sendable (String) -> Void)?
     ) {
         self.listener = listener
-        self.plan = plan
-        self.routeTemplate = routeTemplate
+        self.route = route
         self.metrics = metrics
         self.log = log
     }
@@ -117,9 +115,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
     convenience init(
         routes: ServerRoutes, tls: TLSCredentials?, metrics: ServerMetrics?, log: @escaping @Sendable (String) -> Void
     ) {
-        self.init(
-            listener: .api(routes.configuration, tls: tls), plan: routes.plan,
-            routeTemplate: ServerRoutes.template(matching:), metrics: metrics, log: log)
+        self.init(listener: .api(routes.configuration, tls: tls), route: routes.route, metrics: metrics, log: log)
     }
 
     /// Requests being answered now.
@@ -132,7 +128,6 @@ final class MicroHTTPDServer: @unchecked Sendable {
     /// Starts listening and returns the port (the configured one, or the one picked for 0).
     func start() throws(ServiceError) -> UInt16 {
         var storage = sockaddr_storage()
-        let length: Int
         var ipv4 = sockaddr_in()
         var ipv6 = sockaddr_in6()
         if inet_pton(AF_INET, listener.host, &ipv4.sin_addr) == 1 {
@@ -141,18 +136,15 @@ final class MicroHTTPDServer: @unchecked Sendable {
             withUnsafeBytes(of: ipv4) { bytes in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
             }
-            length = MemoryLayout<sockaddr_in>.size
         } else if inet_pton(AF_INET6, listener.host, &ipv6.sin6_addr) == 1 {
             ipv6.sin6_family = sa_family_t(AF_INET6)
             ipv6.sin6_port = listener.port.bigEndian
             withUnsafeBytes(of: ipv6) { bytes in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
             }
-            length = MemoryLayout<sockaddr_in6>.size
         } else {
             throw ServiceError(.invalidInput, "the listen address '\(listener.host)' is not an IP address")
         }
-        _ = length
         var flags =
             UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
             | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_AUTO.rawValue)
@@ -302,6 +294,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     // MARK: Requests
 
+    // function-length: `access` is libmicrohttpd's one handler for a request's head, each
+    // body chunk and its end (about 80 lines); it stays whole until the connection model
+    // changes (the issue about the server under attack replaces thread per connection).
     private func access(
         _ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -311,15 +306,14 @@ final class MicroHTTPDServer: @unchecked Sendable {
             let started = ContinuousClock.now
             let request = head(connection, url: url, method: method)
             let state: RequestState
-            let template = routeTemplate(request.path)
             if begin(request.clientAddress) {
-                state = RequestState(request: request, plan: plan(request), routeTemplate: template, started: started)
+                let (plan, template) = route(request)
+                state = RequestState(request: request, plan: plan, routeTemplate: template, started: started)
             } else {
                 let refusal = HTTPResponse.error(
                     429, code: "too_many_connections", message: "too many connections from your address",
                     headers: [.init("Retry-After", "5")])
-                state = RequestState(
-                    request: request, plan: .respond(refusal), routeTemplate: template, started: started)
+                state = RequestState(request: request, plan: .respond(refusal), routeTemplate: nil, started: started)
             }
             state.isMultipart = request.mediaType == "multipart/form-data"
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -371,7 +365,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
             }
             var request = state.request
             request.body = state.collected
-            return queue(answer(request), state, connection)
+            return queue(Self.answering { try answer(request) }, state, connection)
         case .form(_, let answer):
             if let processor = state.postProcessor {
                 let complete = MHD_destroy_post_processor(processor) == .YES
@@ -380,13 +374,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
             }
             var request = state.request
             request.form = state.formFields.mapValues { String(decoding: $0, as: UTF8.self) }
-            return queue(answer(request), state, connection)
+            return queue(Self.answering { try answer(request) }, state, connection)
         case .upload(let receiver, let finish):
             if let processor = state.postProcessor {
                 MHD_destroy_post_processor(processor)
                 state.postProcessor = nil
             }
-            return queue(finish(receiver), state, connection)
+            return queue(Self.answering { try finish(receiver) }, state, connection)
         }
     }
 
@@ -455,6 +449,12 @@ final class MicroHTTPDServer: @unchecked Sendable {
             }
             return .YES
         }
+    }
+
+    /// What a plan's later step answers; a failure it did not answer itself (the error
+    /// middleware answers every failure of the routes) is a plain 500.
+    static func answering(_ step: () throws -> HTTPResponse) -> HTTPResponse {
+        do { return try step() } catch { return HTTPResponse(ServiceError(.internalFailure, "unexpected error")) }
     }
 
     /// The answer to a form body that cannot be read.
@@ -527,7 +527,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
         else { return nil }
-        return String(cString: host)
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     // MARK: Bookkeeping

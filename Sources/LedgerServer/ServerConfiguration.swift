@@ -94,6 +94,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         maximumConcurrentPasswordHashes = 2
     }
 
+    /// The spool folder as the services use it: on this host, shared or not.
+    public var spool: Spool { Spool(folder: spoolFolder, host: hostName, isShared: isSpoolShared) }
+
     /// Whether the main listener speaks TLS (a certificate and a key were given).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
 

@@ -57,7 +57,8 @@ public final class SleepLedgerServer: @unchecked Sendable {
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             tls = try TLSCredentials.load(certificatePath: certificate, keyPath: key)
         }
-        try prepareSpoolFolder()
+        let spool = configuration.spool
+        try spool.prepare()
         // The embedded default: started, migrated and with its roles, once.
         if database.embeddedHome != nil { try database.startCluster() }
         let database = database
@@ -67,7 +68,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let first = try database.openAsServer(serverURL: serverURL)
         let host = configuration.hostName
         let swept = try ImportQueue(session: first, host: host).sweep(
-            spoolFolder: configuration.spoolFolder,
+            spool,
             // On a folder shared by several hosts a lock may not reach across them: age too.
             minimumAgeSeconds: configuration.isSpoolShared ? Double(configuration.idleTimeoutSeconds * 2) : 0)
         first.close()
@@ -79,34 +80,19 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let metrics = metrics
         let workers = ImportWorkers(
             count: configuration.workers, host: host, isSpoolShared: configuration.isSpoolShared,
-            options: importOptions, openSession: openSession,
-            afterImport: { job in
-                // The user's summary is fresh seconds after the upload; the nightly
-                // rollup stays. It runs as the rollup always does (docs/operations.md).
-                let started = ContinuousClock.now
-                var succeeded = true
-                do {
-                    try RollupService(database: database, settings: RollupSettings(userID: job.userID)).run(
-                        now: Int64(Date().timeIntervalSince1970))
-                } catch {
-                    succeeded = false
-                    log("rollup after import job \(job.id): \(error)")
-                }
-                let elapsed = (ContinuousClock.now - started).components
-                metrics.recordRollup(
-                    succeeded: succeeded, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
-            }, metrics: metrics, log: log)
+            options: importOptions, database: database, openSession: openSession, metrics: metrics, log: log)
         self.workers = workers
         let routes = ServerRoutes(
             configuration: configuration, database: database, pool: pool,
             now: { Int64(Date().timeIntervalSince1970) }, onQueued: { workers.wake() },
-            isStopping: { [weak self] in self?.stoppingNow ?? true })
+            isStopping: { [weak self] in self?.stoppingNow ?? true }, log: log)
         self.routes = routes
         let http = MicroHTTPDServer(routes: routes, tls: tls, metrics: metrics, log: log)
         if let host = configuration.metricsHost {
             let scrape = MetricsRoutes { [weak self] in self?.scrape() ?? [] }
             let metricsHTTP = MicroHTTPDServer(
-                listener: .metrics(host: host, port: configuration.metricsPort), plan: scrape.plan, log: nil)
+                listener: .metrics(host: host, port: configuration.metricsPort), route: { (scrape.plan($0), nil) },
+                log: nil)
             metricsPort = try metricsHTTP.start()
             self.metricsHTTP = metricsHTTP
         }
@@ -130,9 +116,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
     /// pool, as the server's role, by migration 0012's counting function), the pool and
     /// the workers as they are now.
     func scrape() -> [MetricFamily] {
-        let queue = try? pool?.withSession(timeout: 2) { session in
-            try ImportQueue(session: session, host: configuration.hostName).statistics()
-        }
+        let queue = try? routes?.server.uploads.statistics(timeout: 2)
         let usage = pool?.usage ?? (open: 0, inUse: 0)
         return metrics.families(
             live: ServerMetrics.Live(
@@ -163,24 +147,5 @@ public final class SleepLedgerServer: @unchecked Sendable {
         workers?.stop(waitingUpTo: deadline)
         metricsHTTP?.stop()
         pool?.close()
-    }
-
-    private func prepareSpoolFolder() throws(ServiceError) {
-        let folder = configuration.spoolFolder
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw ServiceError(.unavailable, "cannot create the spool folder \(folder)")
-            }
-        } else if !isDirectory.boolValue {
-            throw ServiceError(.unavailable, "the spool folder \(folder) is not a folder")
-        }
-        // Uploads are people's data: only the server's user may read them.
-        guard chmod(folder, 0o700) == 0 else {
-            throw ServiceError(.unavailable, "cannot make the spool folder \(folder) private (chmod 700)")
-        }
     }
 }

@@ -1,54 +1,28 @@
-import Foundation
-import Glibc
-import LedgerCrypto
 public import LedgerServices
 
-/// One upload's bytes on their way to the spool folder: written to a file only the
-/// server's user can read, hashed (SHA-256) on the way, never held in memory, and cut at
-/// the upload cap.
+/// One upload's body as the HTTP server receives it: the file's bytes go to its
+/// ``SpoolFile``; a form's other fields (the upload page's `csrf_token`) are kept small
+/// beside it, with the file part's name and content type.
 public final class UploadReceiver {
+    /// Where the file's bytes go.
+    public let file: SpoolFile
     /// The name the upload gave.
     public private(set) var fileName: String
     /// Its content type.
     public private(set) var contentType: String?
-    /// The largest upload accepted.
-    public let maximumBytes: Int64
-    /// Bytes received so far.
-    public private(set) var receivedBytes: Int64 = 0
-    /// Whether more than ``maximumBytes`` arrived (the rest was not kept).
-    public private(set) var isOverCap = false
 
     /// The most bytes of a form's fields besides the file (``field(_:)``) kept: 16 KiB.
     public static let maximumFieldBytes = 16 << 10
 
     private var fields: [String: [UInt8]] = [:]
-    private var isFinished = false
     private var fieldBytes = 0
-    private let partialPath: String
-    private let finalPath: String
-    private var descriptor: Int32
-    private let digest = SHA256Digest()
 
-    /// Opens a new spool file in `spoolFolder`.
-    public init(spoolFolder: String, maximumBytes: Int64, fileName: String, contentType: String?) throws {
+    /// A receiver writing to `file`, recorded as `fileName` unless a form names its file.
+    public init(file: SpoolFile, fileName: String, contentType: String?) {
+        self.file = file
         self.fileName = fileName
         self.contentType = contentType
-        self.maximumBytes = maximumBytes
-        let name = UUID().uuidString.lowercased()
-        partialPath = spoolFolder + "/incoming-\(name).partial"
-        finalPath = spoolFolder + "/upload-\(name)"
-        descriptor = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ServiceError(
-                .unavailable, "cannot create a spool file in \(spoolFolder): \(String(cString: strerror(errno)))")
-        }
-        // Held while the file is written and until its job is queued: the spool's sweep
-        // removes a file only when no process holds it
-        // (``ImportQueue/sweep(spoolFolder:minimumAgeSeconds:)``).
-        _ = flock(descriptor, LOCK_EX | LOCK_NB)
     }
-
-    deinit { abandon() }
 
     /// Takes the name and content type of a form's file part.
     public func rename(fileName: String, contentType: String?) {
@@ -70,63 +44,12 @@ public final class UploadReceiver {
         fields[name].map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Writes the next bytes of the body; `false` once the upload passed the cap (the
-    /// request is then cut off and its file removed).
-    public func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !isOverCap, descriptor >= 0 else { return false }
-        guard receivedBytes + Int64(bytes.count) <= maximumBytes else {
-            isOverCap = true
-            abandon()
-            return false
-        }
-        digest.update(bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                abandon()
-                return false
-            }
-            offset += written
-        }
-        receivedBytes += Int64(bytes.count)
-        return true
-    }
+    /// Writes the next bytes of the file; `false` once it passed the cap or failed.
+    public func append(_ bytes: UnsafeRawBufferPointer) -> Bool { file.append(bytes) }
 
-    /// Closes the file under its final name and describes it for the queue.
-    public func finish() throws(ServiceError) -> ImportQueue.Upload {
-        guard descriptor >= 0, !isFinished, !isOverCap else {
-            throw ServiceError(.internalFailure, "the upload's spool file is gone")
-        }
-        guard fsync(descriptor) == 0, Glibc.rename(partialPath, finalPath) == 0 else {
-            close(descriptor)
-            descriptor = -1
-            unlink(partialPath)
-            throw ServiceError(.unavailable, "cannot keep the upload in the spool folder")
-        }
-        // The file stays open, and locked, until ``release()``: the spool's sweep leaves a
-        // received upload alone until its job is queued or the upload given up.
-        isFinished = true
-        return ImportQueue.Upload(
-            fileName: fileName, contentType: contentType, sizeBytes: receivedBytes, sha256: digest.finalizeHex(),
-            spoolPath: finalPath)
-    }
+    /// Whether more than the cap arrived.
+    public var isOverCap: Bool { file.isOverCap }
 
-    /// Lets go of a finished upload's file (and its lock) once its job is queued, or the
-    /// file removed; harmless twice.
-    public func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
-    }
-
-    /// Closes and removes the partial file (a cut or failed upload); lets go of a finished
-    /// one; harmless twice.
-    public func abandon() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
-        if !isFinished { unlink(partialPath) }
-    }
+    /// Removes the partial file (a cut or failed upload); harmless twice.
+    public func abandon() { file.abandon() }
 }

@@ -12,30 +12,40 @@ public import SleepCore
 /// that runs elsewhere: as every rollup does, on the operator's database configuration
 /// (``RollupService``).
 public struct AccountService {
-    /// The session every call uses.
-    public let session: LedgerSession
+    /// Where every call finds its session: one session (a command's) or the server's pool.
+    public let sessions: any SessionSource
     /// The user whose data this is (the token's owner).
     public let userID: Int64
     /// The rules summaries computed on the fly use.
     public let rules: MetricRules
 
-    /// Creates the service for user `userID` over `session`.
-    public init(session: LedgerSession, userID: Int64, rules: MetricRules = .standard) {
-        self.session = session
+    /// Creates the service for user `userID` over `sessions`: each call takes one session
+    /// from it for its length.
+    public init(sessions: any SessionSource, userID: Int64, rules: MetricRules = .standard) {
+        self.sessions = sessions
         self.userID = userID
         self.rules = rules
     }
 
-    /// Runs `body` with the user's row in one transaction as the user;
+    /// Creates the service for user `userID` over `session`.
+    public init(session: LedgerSession, userID: Int64, rules: MetricRules = .standard) {
+        self.init(sessions: session, userID: userID, rules: rules)
+    }
+
+    /// Runs `body` with a session and the user's row in one transaction as the user;
     /// ``ServiceError/Kind/notFound`` when the user no longer exists.
-    private func asUser<T>(_ body: (User) throws -> T) throws(ServiceError) -> T {
-        try ServiceError.wrapping {
-            try session.asUser(userID) {
-                guard let user = try UserStore(connection: session.connection).find(id: userID) else {
-                    throw ServiceError(.notFound, "this account no longer exists")
-                }
-                return try body(user)
+    private func asUser<T>(_ body: (LedgerSession, User) throws -> T) throws(ServiceError) -> T {
+        try ServiceError.wrapping { try sessions.withSession { session in try Self.asUser(userID, on: session, body) } }
+    }
+
+    private static func asUser<T>(_ userID: Int64, on session: LedgerSession, _ body: (LedgerSession, User) throws -> T)
+        throws -> T
+    {
+        try session.asUser(userID) {
+            guard let user = try UserStore(connection: session.connection).find(id: userID) else {
+                throw ServiceError(.notFound, "this account no longer exists")
             }
+            return try body(session, user)
         }
     }
 
@@ -43,7 +53,7 @@ public struct AccountService {
 
     /// The account: settings and bookkeeping times.
     public func account() throws(ServiceError) -> UserService.Account {
-        try UserService(session: session).account(id: userID)
+        try ServiceError.wrapping { try sessions.withSession { try UserService(session: $0).account(id: userID) } }
     }
 
     /// Changes the zone and goals (`nil` keeps a value) under ``UserService``'s rules and
@@ -55,7 +65,7 @@ public struct AccountService {
         timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, rollingUpWith database: LedgerDatabase?,
         now: Int64
     ) throws(ServiceError) -> UserService.Account {
-        _ = try asUser { user in
+        _ = try asUser { session, user in
             try UserService(session: session).update(
                 handle: user.handle, timeZone: timeZone, targetSeconds: targetSeconds, minimumSeconds: minimumSeconds)
         }
@@ -96,7 +106,7 @@ public struct AccountService {
         throws(ServiceError) -> SummaryView
     {
         try SupportedDates.check(asOf, "the as-of day")
-        return try asUser { user in
+        return try asUser { session, user in
             let results = SummaryService(session: session, rules: rules)
             let lookup = try results.summary(for: user, horizon: horizon, asOf: asOf)
             var nights: [Night] = []
@@ -116,6 +126,12 @@ public struct AccountService {
     /// that shows no summary with nights, the answer is decided as the decoded read
     /// decides it (are there nights at all? why not?) in a transaction of its own.
     public func storedSummaryText(horizon: Horizon) throws(ServiceError) -> SummaryService.TextLookup {
+        try ServiceError.wrapping { try sessions.withSession { try storedSummaryText(horizon: horizon, on: $0) } }
+    }
+
+    private func storedSummaryText(horizon: Horizon, on session: LedgerSession) throws(ServiceError)
+        -> SummaryService.TextLookup
+    {
         let results = try session.readAsUser(
             userID,
             [UserStore.findStatement(id: userID), SummaryStore.storedTextStatement(userID: userID, horizon: horizon)])
@@ -123,9 +139,14 @@ public struct AccountService {
             (try UserStore.user(in: results[0]), try SummaryStore.storedText(in: results[1]))
         }
         guard user != nil else { throw ServiceError(.notFound, "this account no longer exists") }
-        if let stored, stored.hasNightData { return .found(stored.json) }
-        return try asUser { user in
-            try SummaryService(session: session, rules: rules).storedText(for: user, horizon: horizon)
+        if let stored, SummaryService.isWorthShowing(hasNightData: stored.hasNightData, { false }) {
+            return .found(stored.json)
+        }
+        let rules = rules
+        return try ServiceError.wrapping {
+            try Self.asUser(userID, on: session) { session, user in
+                try SummaryService(session: session, rules: rules).storedText(for: user, horizon: horizon)
+            }
         }
     }
 
@@ -136,7 +157,17 @@ public struct AccountService {
     /// (``LedgerSession/readAsTokenOwner(id:hash:_:)``). The caller's scope is for the
     /// caller to check. ``ServiceError/Kind/unauthorized`` for a token that is malformed,
     /// unknown, revoked or wrong.
-    public static func storedSummaryText(session: LedgerSession, token: String, horizon: Horizon, now: Int64)
+    public static func storedSummaryText(sessions: any SessionSource, token: String, horizon: Horizon, now: Int64)
+        throws(ServiceError) -> (caller: TokenService.Caller, lookup: SummaryService.TextLookup)
+    {
+        try ServiceError.wrapping {
+            try sessions.withSession { session in
+                try storedSummaryText(session: session, token: token, horizon: horizon, now: now)
+            }
+        }
+    }
+
+    private static func storedSummaryText(session: LedgerSession, token: String, horizon: Horizon, now: Int64)
         throws(ServiceError) -> (caller: TokenService.Caller, lookup: SummaryService.TextLookup)
     {
         guard let (id, hash) = TokenService.presented(token) else { throw TokenService.refused }
@@ -150,8 +181,11 @@ public struct AccountService {
         guard let user, user.id == caller.userID else {
             throw ServiceError(.notFound, "this account no longer exists")
         }
-        if let stored, stored.hasNightData { return (caller, .found(stored.json)) }
-        return (caller, try AccountService(session: session, userID: caller.userID).storedSummaryText(horizon: horizon))
+        if let stored, SummaryService.isWorthShowing(hasNightData: stored.hasNightData, { false }) {
+            return (caller, .found(stored.json))
+        }
+        let service = AccountService(session: session, userID: caller.userID)
+        return (caller, try service.storedSummaryText(horizon: horizon, on: session))
     }
 
     /// One page of the user's stored nights and naps.
@@ -184,9 +218,24 @@ public struct AccountService {
     public func nights(from first: LocalDate?, through last: LocalDate?, now: Int64) throws(ServiceError)
         -> NightsPage
     {
+        try nights(from: first, through: last, now: now, maximumDays: Self.maximumPageDays)
+    }
+
+    /// The user's nights waking from `first` through `last` (the same defaults as
+    /// ``nights(from:through:now:)``), the whole range read by one statement (one snapshot),
+    /// however long: for a download, never cut into pages.
+    public func allNights(from first: LocalDate?, through last: LocalDate?, now: Int64) throws(ServiceError)
+        -> NightsPage
+    {
+        try nights(from: first, through: last, now: now, maximumDays: nil)
+    }
+
+    private func nights(from first: LocalDate?, through last: LocalDate?, now: Int64, maximumDays: Int?)
+        throws(ServiceError) -> NightsPage
+    {
         try SupportedDates.check(first, "the first wake day")
         try SupportedDates.check(last, "the last wake day")
-        return try asUser { user in
+        return try asUser { session, user in
             let today = LocalTime.localDate(
                 of: now, in: LocalTime.timeZone(identifier: user.timeZoneIdentifier) ?? TimeZone.gmt)
             let end = last ?? today
@@ -198,7 +247,7 @@ public struct AccountService {
                         ? "the first wake day \(start) is after today (\(end) in your time zone)"
                         : "the first wake day \(start) is after the last \(end)")
             }
-            let pageEnd = min(end, start.adding(days: Self.maximumPageDays - 1))
+            let pageEnd = maximumDays.map { min(end, start.adding(days: $0 - 1)) } ?? end
             let store = NightStore(connection: session.connection)
             return NightsPage(
                 user: user, first: start, last: pageEnd,
@@ -211,30 +260,19 @@ public struct AccountService {
 
     // MARK: Tokens
 
-    /// The most tokens a person may hold that are not revoked.
-    public static let maximumValidTokens = 50
-
     /// The user's tokens, newest first, revoked ones included; never a secret.
     public func tokens() throws(ServiceError) -> [TokenStore.Record] {
-        try asUser { user in try TokenService(session: session).list(for: user) }
+        try asUser { session, user in try TokenService(session: session).list(for: user) }
     }
 
-    /// Creates a token (``TokenService/create(for:name:scope:)``'s rules); refuses
-    /// (``ServiceError/Kind/conflict``) when ``maximumValidTokens`` are valid already.
-    public func createToken(name: String, scope: TokenStore.Scope) throws(ServiceError) -> TokenService.Issued {
-        try asUser { user in
-            let tokens = TokenService(session: session)
-            guard try tokens.list(for: user).count(where: { $0.revokedAt == nil }) < Self.maximumValidTokens else {
-                throw ServiceError(
-                    .conflict, "you have \(Self.maximumValidTokens) valid tokens already; revoke one first")
-            }
-            return try tokens.create(for: user, name: name, scope: scope)
-        }
+    /// Creates a token under ``TokenService/create(for:name:scope:)``'s rules, defaults and cap.
+    public func createToken(name: String?, scope: TokenStore.Scope?) throws(ServiceError) -> TokenService.Issued {
+        try asUser { session, user in try TokenService(session: session).create(for: user, name: name, scope: scope) }
     }
 
     /// Revokes the user's token `id` (16 hex digits) at `now`.
     public func revokeToken(id: String, now: Int64) throws(ServiceError) {
-        try asUser { user in try TokenService(session: session).revoke(for: user, id: id, now: now) }
+        try asUser { session, user in try TokenService(session: session).revoke(for: user, id: id, now: now) }
     }
 
     // MARK: Deletion
@@ -275,7 +313,7 @@ public struct AccountService {
     {
         let outcome: (handle: String, jobs: [ImportJobStore.Job])?
         do {
-            outcome = try asUser { user -> (handle: String, jobs: [ImportJobStore.Job])? in
+            outcome = try asUser { session, user -> (handle: String, jobs: [ImportJobStore.Job])? in
                 guard confirmation == user.handle else { return nil }
                 let jobs = try UserStore(connection: session.connection).remove(
                     id: user.id, waitSeconds: lockWaitSeconds)
@@ -287,9 +325,7 @@ public struct AccountService {
         }
         guard let outcome else { return .notConfirmed }
         var removed = 0
-        for job in outcome.jobs where job.spoolHost == spoolHost {
-            if (try? FileManager.default.removeItem(atPath: job.spoolPath)) != nil { removed += 1 }
-        }
+        for job in outcome.jobs where Spool.removeFile(of: job, onHost: spoolHost) { removed += 1 }
         return .deleted(
             Deleted(
                 handle: outcome.handle,

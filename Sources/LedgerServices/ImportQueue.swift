@@ -110,7 +110,7 @@ public struct ImportQueue {
         }
         switch outcome.0 {
         case .cancelled:
-            if let job = outcome.1, job.spoolHost == host { try? FileManager.default.removeItem(atPath: job.spoolPath) }
+            if let job = outcome.1 { Spool.removeFile(of: job, onHost: host) }
         case .tooLate(let state):
             throw ServiceError(.conflict, "import \(id) is \(state.rawValue) and can no longer be cancelled")
         case .notFound:
@@ -143,45 +143,46 @@ public struct ImportQueue {
             queued: numbers.queued, running: numbers.running, oldestQueuedSeconds: numbers.oldestQueuedSeconds)
     }
 
-    /// Removes files in `spoolFolder` that no job needs and no process holds: partial
-    /// uploads whose receiver is gone (a crashed or killed server), and received uploads
-    /// never queued (a crash in between) or whose job ended, once older than
-    /// `minimumAgeSeconds`. A receiver holds an exclusive `flock` on its file from the first
-    /// byte until the job is queued, which the kernel drops when the process dies, however
-    /// it dies; a held file is left alone at any age. Returns how many were removed.
+    /// Removes the files of `spool` that no job needs and no process holds
+    /// (``Spool/sweep(minimumAgeSeconds:inUse:)``), asking this host's queued and running
+    /// jobs which files they need.
     @discardableResult
-    public func sweep(spoolFolder: String, minimumAgeSeconds: Double) throws(ServiceError) -> Int {
-        let manager = FileManager.default
-        let names = (try? manager.contentsOfDirectory(atPath: spoolFolder)) ?? []
-        var removed = 0
-        var candidates: [String] = []
-        for name in names where name.hasPrefix("upload-") || name.hasPrefix("incoming-") {
-            let path = spoolFolder + "/" + name
-            guard Self.isUnheld(path) else { continue }
-            if name.hasPrefix("incoming-") {
-                if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
-            } else if let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                -modified.timeIntervalSinceNow >= minimumAgeSeconds
-            {
-                candidates.append(path)
-            }
+    public func sweep(_ spool: Spool, minimumAgeSeconds: Double) throws(ServiceError) -> Int {
+        try spool.sweep(minimumAgeSeconds: minimumAgeSeconds) { () throws(ServiceError) in
+            try ServiceError.wrapping { try store.spoolFilesInUse(host: host) }
         }
-        guard !candidates.isEmpty else { return removed }
-        // Asked after the locks: a receiver lets go of its file only once the job is
-        // committed, so a file found unheld above is in this answer if it was queued.
-        let inUse = try ServiceError.wrapping { try store.spoolFilesInUse(host: host) }
-        for path in candidates where !inUse.contains(path) {
-            if (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
-        }
-        return removed
     }
 
-    /// Whether no process holds the spool file at `path` (its receiver's exclusive `flock`).
-    static func isUnheld(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    /// What running one job did: the ended job and, after a done import, the person's rollup.
+    public struct Run: Sendable {
+        /// The job as it ended.
+        public var job: ImportJobStore.Job
+        /// How long the rollup after a done import took, in seconds; `nil` when none ran.
+        public var rollupSeconds: Double?
+        /// Why that rollup failed; `nil` when it ran (or none was due).
+        public var rollupFailure: ServiceError?
+    }
+
+    /// Runs the next job as ``runNext(anyHost:options:)`` does and, when its import is
+    /// done, the person's rollup on the same session (``RollupService/rollUp(userID:on:now:)``
+    /// with `database`'s settings), so their summary is fresh seconds after the upload.
+    public func runNext(
+        anyHost: Bool, options: ImportService.Options, rollingUpWith database: LedgerDatabase,
+        now: @Sendable () -> Int64
+    ) throws(ServiceError) -> Run? {
+        guard let job = try runNext(anyHost: anyHost, options: options) else { return nil }
+        var run = Run(job: job)
+        guard job.state == .done else { return run }
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try RollupService(database: database, settings: RollupSettings(userID: job.userID)).rollUp(
+                userID: job.userID, on: session, now: now())
+        } catch {
+            run.rollupFailure = error
+        }
+        run.rollupSeconds = ImportService.seconds(clock.now - started)
+        return run
     }
 
     /// Claims the oldest job this host can run, imports it under its owner's row-level
@@ -236,7 +237,7 @@ public struct ImportQueue {
             }
         }
         if let job, job.state == .done || job.state == .failed {
-            try? FileManager.default.removeItem(atPath: job.spoolPath)
+            Spool.removeFile(of: job, onHost: nil)
         }
         return job
     }

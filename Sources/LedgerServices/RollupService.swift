@@ -194,6 +194,36 @@ public struct RollupService: Sendable {
 
     // MARK: One user
 
+    /// Rolls up user `userID` at `now` on `session`, in one transaction as the user (on
+    /// the server's role, row-level security holds): what the import queue runs right after
+    /// a job, so that the person's summary is fresh seconds after their upload, on the
+    /// worker's own session. Like the workers' commits, it does not wait for a flush (a
+    /// commit lost to a crash leaves the user marked, and the next run redoes them).
+    /// Returns `false` when another runner holds the user (that run rolls them up). A
+    /// failure is recorded in the user's rollup state (the nightly run retries) and thrown.
+    @discardableResult
+    public func rollUp(userID: Int64, on session: LedgerSession, now: Int64) throws(ServiceError) -> Bool {
+        let candidate = Candidate(userID: userID, handle: "", needsWork: true)
+        let connection = session.connection
+        do {
+            let writesThroughStaging = try NightStore.isHeldToRowSecurity(connection)
+            let outcome = try session.asUser(userID) {
+                try connection.execute("SET LOCAL synchronous_commit = off", name: "rollup.asyncCommitLocal")
+                return try rollUp(candidate, on: connection, now: now, writesThroughStaging: writesThroughStaging)
+            }
+            if case .skipped = outcome { return false }
+            return true
+        } catch {
+            if connection.isOpen, !connection.isInTransaction {
+                _ = try? session.asUser(userID) {
+                    RollupStateStore(connection: connection).recordFailure(
+                        userID: userID, message: "\(error)", now: now)
+                }
+            }
+            throw ServiceError(error)
+        }
+    }
+
     /// Rolls up one user in one transaction on `connection`; `writesThroughStaging` when the
     /// connection's role is held to row-level security
     /// (``LedgerStore/NightStore/isHeldToRowSecurity(_:)``).

@@ -41,6 +41,9 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case forbidden
         /// Another run holds what this one needs; try again later.
         case busy
+        /// The server is short of space for what the request would store (the spool's free
+        /// space below its reserve); try again later.
+        case insufficientStorage
         /// A bug or an unexpected failure.
         case internalFailure
     }

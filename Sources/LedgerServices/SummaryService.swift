@@ -55,8 +55,7 @@ public struct SummaryService {
                 return summaries.first.map(Lookup.found) ?? .absent(.noStoredSummary)
             }
             if let stored = try SummaryStore(connection: connection).summary(userID: user.id, horizon: horizon),
-                try stored.debt.trackedNights > 0 || stored.rollingDebt != nil || stored.lastNight != nil
-                    || queries.hasNights(userID: user.id)
+                try Self.isWorthShowing(hasNightData: stored.hasNightData, { try queries.hasNights(userID: user.id) })
             {
                 return .found(stored)
             }
@@ -78,11 +77,23 @@ public struct SummaryService {
     public func storedText(for user: User, horizon: Horizon) throws(ServiceError) -> TextLookup {
         try ServiceError.wrapping {
             let row = try SummaryStore(connection: connection).storedText(userID: user.id, horizon: horizon)
-            if let row, try row.hasNightData || AdminQueries(connection: connection).hasNights(userID: user.id) {
+            if let row,
+                try Self.isWorthShowing(
+                    hasNightData: row.hasNightData,
+                    { try AdminQueries(connection: connection).hasNights(userID: user.id) })
+            {
                 return .found(row.json)
             }
             return .absent(try absenceReason(of: user))
         }
+    }
+
+    /// The one rule for whether a stored summary is shown: it holds night data of its own
+    /// (``SleepCore/Summary/hasNightData``), or the person has nights at all (a horizon
+    /// whose window holds none shows as empty rather than as missing). Otherwise the
+    /// answer is an ``Absence``, decided by ``absence(of:)`` alone.
+    static func isWorthShowing(hasNightData: Bool, _ userHasNights: () throws -> Bool) rethrows -> Bool {
+        try hasNightData || userHasNights()
     }
 
     /// Why `user` has no summary: never rolled up, nothing imported, no nights formed, or
@@ -168,4 +179,11 @@ public struct SummaryService {
         let builder = SummaryBuilder(nights: nights, goals: goals, rules: rules)
         return horizons.map { builder.summary(horizon: $0, asOf: asOf) }
     }
+}
+
+extension Summary {
+    /// Whether the summary holds night data of its own: tracked nights in its window, a
+    /// rolling debt or a last night (what ``LedgerStore/SummaryStore/StoredText/hasNightData``
+    /// reads from the headline columns written with it).
+    var hasNightData: Bool { debt.trackedNights > 0 || rollingDebt != nil || lastNight != nil }
 }

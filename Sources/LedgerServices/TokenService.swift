@@ -39,12 +39,28 @@ public struct TokenService {
 
     private var store: TokenStore { TokenStore(connection: session.connection) }
 
-    /// Creates a token for `user` named `name` (1-64 characters, no control characters).
-    public func create(for user: User, name: String, scope: TokenStore.Scope) throws(ServiceError) -> Issued {
+    /// The name a token gets when none is given.
+    public static let defaultName = "token"
+    /// The scope a token gets when none is given: the person's own data too.
+    public static let defaultScope = TokenStore.Scope.full
+    /// The most tokens a person may hold that are not revoked.
+    public static let maximumValidTokens = 50
+
+    /// Creates a token for `user` named `name` (1-64 characters, no control characters;
+    /// ``defaultName`` when `nil`) with `scope` (``defaultScope`` when `nil`); refuses
+    /// (``ServiceError/Kind/conflict``) when ``maximumValidTokens`` are valid already.
+    public func create(for user: User, name: String? = nil, scope: TokenStore.Scope? = nil) throws(ServiceError)
+        -> Issued
+    {
+        let name = name ?? Self.defaultName
+        let scope = scope ?? Self.defaultScope
         guard (1...64).contains(name.count),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw ServiceError(.invalidInput, "a token name is 1-64 characters without control characters")
+        }
+        guard try list(for: user).count(where: { $0.revokedAt == nil }) < Self.maximumValidTokens else {
+            throw ServiceError(.conflict, "you have \(Self.maximumValidTokens) valid tokens already; revoke one first")
         }
         return try ServiceError.wrapping {
             let idBytes = try SecureRandom.bytes(8)

@@ -89,7 +89,7 @@
         _ = request.contentLength
         _ = request.isChunked
         _ = CookieSecret.isValid(request.header("x-csrf-token"), for: request.cookies["session"], purpose: .session)
-        _ = ServerRoutes.template(matching: request.path)
+        _ = Router(routes: ServerRoutes.table).match(method: request.method, path: request.path).template
         if let parameters = try? QueryParameters(request, allowed: ["horizon", "as_of", "from", "to"]) {
             _ = try? parameters.horizon(default: .weekly)
             _ = try? parameters.date("as_of")
@@ -101,7 +101,7 @@
         case .respond:
             break
         case .collect(_, let answer), .form(_, let answer):
-            _ = answer(request)
+            _ = try? answer(request)
         case .upload(let receiver, _):
             receiver.abandon()
         }

@@ -315,7 +315,7 @@ struct ServerOperationsTests {
         caddy.arguments = ["run", "--config", config.path, "--adapter", "caddyfile"]
         caddy.environment = ["HOME": home.path, "XDG_DATA_HOME": home.path + "/data", "XDG_CONFIG_HOME": home.path]
         let log = home.appendingPathComponent("caddy.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let logHandle = try FileHandle(forWritingTo: log)
         caddy.standardOutput = logHandle
         caddy.standardError = logHandle

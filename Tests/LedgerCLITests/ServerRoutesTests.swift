@@ -22,7 +22,7 @@ struct ServerRoutesTests {
             now: { 1_764_590_000 }, isStopping: { stopping })
     }
 
-    static func response(_ plan: ServerRoutes.Plan) -> HTTPResponse? {
+    static func response(_ plan: RequestPlan) -> HTTPResponse? {
         if case .respond(let response) = plan { return response }
         return nil
     }
@@ -42,7 +42,7 @@ struct ServerRoutesTests {
     @Test(
         "routes and methods: 404, 405 with Allow, 401 with WWW-Authenticate",
         arguments: [
-            ("GET", "/nowhere", 404, nil), ("GET", "/api/v1/imports/x", 404, nil), ("POST", "/healthz", 405, "GET"),
+            ("GET", "/nowhere", 404, nil), ("GET", "/api/v1/imports/x", 401, nil), ("POST", "/healthz", 405, "GET"),
             ("PATCH", "/api/v1/imports/1", 405, "GET, DELETE"), ("GET", "/api/v1/me", 401, nil),
             ("DELETE", "/api/v1/imports/7", 401, nil),
         ] as [(String, String, Int, String?)])

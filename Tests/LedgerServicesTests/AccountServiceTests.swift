@@ -124,7 +124,7 @@ struct AccountServiceTests {
 
         for horizon in Horizon.allCases {
             let (caller, lookup) = try AccountService.storedSummaryText(
-                session: session, token: full.token, horizon: horizon, now: now)
+                sessions: session, token: full.token, horizon: horizon, now: now)
             #expect(caller == TokenService.Caller(userID: annaID, tokenID: full.record.id, scope: .full))
             #expect(
                 lookup == (try AccountService(session: session, userID: annaID).storedSummaryText(horizon: horizon)))
@@ -135,7 +135,7 @@ struct AccountServiceTests {
         }
         #expect(try tokens.list(for: anna).first { $0.name == "phone" }?.lastUsedAt == now, "the use is recorded")
         let (scoped, _) = try AccountService.storedSummaryText(
-            session: session, token: ingest.token, horizon: .weekly, now: now)
+            sessions: session, token: ingest.token, horizon: .weekly, now: now)
         #expect(scoped.scope == .ingest, "the scope is the route's to check")
 
         try tokens.revoke(for: anna, id: TokenService.idText(ingest.record.id), now: now)
@@ -144,7 +144,7 @@ struct AccountServiceTests {
         let annasIDBensSecret = String(full.token.prefix(20)) + String(bens.token.dropFirst(20))
         for presented in [String(wrongSecret), annasIDBensSecret, ingest.token, "sl_nonsense", ""] {
             let refused = #expect(throws: ServiceError.self) {
-                try AccountService.storedSummaryText(session: session, token: presented, horizon: .weekly, now: now)
+                try AccountService.storedSummaryText(sessions: session, token: presented, horizon: .weekly, now: now)
             }
             #expect(refused?.kind == .unauthorized, "\(presented.prefix(24))")
             // What the one round trip read for it, before the server's own check: nothing.

@@ -66,7 +66,8 @@ struct ImportQueueTests {
         for writer in writers { #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0) }
         defer { for writer in writers { close(writer) } }
 
-        let removed = try ImportQueue(session: session, host: "here").sweep(spoolFolder: spool, minimumAgeSeconds: 60)
+        let removed = try ImportQueue(session: session, host: "here").sweep(
+            Spool(folder: spool, host: "here"), minimumAgeSeconds: 60)
         #expect(removed == 2)
         let left = try FileManager.default.contentsOfDirectory(atPath: spool).sorted()
         #expect(left == ["incoming-written.partial", "other", "upload-fresh", "upload-held"])

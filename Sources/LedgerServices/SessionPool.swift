@@ -1,9 +1,8 @@
 import Foundation
-public import LedgerServices
 
 /// Database sessions shared by the server's request threads: at most ``capacity`` open
 /// at once, opened on demand, handed to one request at a time, and dropped when broken.
-public final class SessionPool: @unchecked Sendable {
+public final class SessionPool: SessionSource, @unchecked Sendable {
     /// The most sessions open at once.
     public let capacity: Int
     private let open: @Sendable () throws -> LedgerSession
@@ -25,9 +24,15 @@ public final class SessionPool: @unchecked Sendable {
         return (count, count - idle.count)
     }
 
+    /// Runs `body` with a session, waiting up to ten seconds for one to be free.
+    public func withSession<T>(_ body: (LedgerSession) throws -> T) throws -> T {
+        try withSession(timeout: 10, body)
+    }
+
     /// Runs `body` with a session, waiting up to `timeout` seconds for one to be free
-    /// (``ServiceError/Kind/busy`` after that).
-    public func withSession<T>(timeout: Double = 10, _ body: (LedgerSession) throws -> T) throws -> T {
+    /// (``ServiceError/Kind/unavailable`` after that: a full pool is the database being
+    /// out of reach for this request, answered as such, never as the caller's fault).
+    public func withSession<T>(timeout: Double, _ body: (LedgerSession) throws -> T) throws -> T {
         let session = try acquire(timeout: timeout)
         defer { release(session) }
         return try body(session)
@@ -60,7 +65,7 @@ public final class SessionPool: @unchecked Sendable {
             }
             if !condition.wait(until: deadline) {
                 condition.unlock()
-                throw ServiceError(.busy, "every database session is in use; try again shortly")
+                throw ServiceError(.unavailable, "every database session is in use")
             }
         }
     }

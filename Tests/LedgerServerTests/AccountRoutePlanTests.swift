@@ -48,7 +48,7 @@ final class AccountRouteFixture: Sendable {
             return response
         case .collect(_, let answer):
             request.body = Array(body.utf8)
-            return answer(request)
+            return (try? answer(request)) ?? HTTPResponse(status: 0)
         case .upload(let receiver, _):
             receiver.abandon()
             return HTTPResponse(status: 0)
@@ -151,7 +151,7 @@ struct AccountRoutePlanTests {
     @Test("an ingest token gets 403 on every account route, before any body is read")
     func ingestIsForbidden() throws {
         let fixture = try AccountRouteFixture.shared.get()
-        for route in ServerRoutes.accountRoutes {
+        for route in ServerRoutes.apiTable.filter({ $0.access == .token(.full) }) {
             let path = route.template.replacingOccurrences(of: "{id}", with: "0000000000000001")
             let request = HTTPRequest(
                 method: route.method, path: path, headers: ["authorization": "Bearer \(fixture.ingest)"])

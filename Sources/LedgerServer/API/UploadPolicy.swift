@@ -1,8 +1,9 @@
+import HealthImport
 public import LedgerServices
 
-/// What one upload route accepts (``ServerRoutes/planUpload(_:policy:)``): its cap, its
-/// media types, how many of a person's uploads may wait, and the check of the spooled
-/// bytes before they are queued.
+/// What one upload route accepts (``UploadHandling``): its cap, its media types, how many
+/// of a person's uploads may wait, and the check of the spooled bytes before they are
+/// queued.
 public struct UploadPolicy: Sendable {
     /// The largest body accepted, in bytes: a larger declared `Content-Length` is answered
     /// 413 before the body is read, a chunked body is cut off there.
@@ -37,8 +38,37 @@ public struct UploadPolicy: Sendable {
         self.check = check
     }
 
+    /// What the upload service enforces of this policy.
+    var limits: UploadService.Limits {
+        UploadService.Limits(maximumBytes: maximumBytes, maximumPending: maximumPending, check: check)
+    }
+
     /// The 413 answer.
     var tooLarge: HTTPResponse {
         .error(413, code: "too_large", message: "\(subject) are limited to \(maximumBytes) bytes")
+    }
+
+    /// Media types an export upload may have: an export zip, its XML, a CSV of samples,
+    /// bytes of unknown kind (the importer decides by content), or a browser form.
+    static let exportMediaTypes: Set<String> = [
+        "application/zip", "application/x-zip-compressed", "application/xml", "text/xml", "text/csv",
+        "application/csv", "application/octet-stream", "multipart/form-data",
+    ]
+
+    /// `POST /api/v1/imports` and the upload page: an export.zip, export.xml or CSV up to
+    /// the configured cap, refused (422) only when its first bytes are no export at all.
+    static func exports(_ configuration: ServerConfiguration) -> UploadPolicy {
+        UploadPolicy(
+            maximumBytes: configuration.maximumUploadBytes, subject: "uploads", mediaTypes: exportMediaTypes,
+            unsupportedMediaTypeMessage:
+                "send an export.zip, export.xml or CSV (application/zip, text/xml, text/csv) or a form",
+            maximumPending: configuration.maximumPendingUploadsPerUser, fileName: "upload"
+        ) { descriptor, name throws(ServiceError) in
+            do {
+                _ = try HealthImportReader().kind(of: .fileDescriptor(descriptor, name: name))
+            } catch {
+                throw ServiceError(error)
+            }
+        }
     }
 }

@@ -1,0 +1,87 @@
+import LedgerServices
+
+/// The caller's account (`/api/v1/me`): read it, change the zone and goals (the rollup
+/// runs at once), delete it with everything in it. A `full` token or the session cookie.
+enum AccountAPI {
+    static let routes: [Route] = [
+        Route("GET", "/api/v1/me", access: .token(.full)) { context in
+            _ = try context.query([])
+            return .respond(.json(AccountDocument(try context.account().account())))
+        },
+        Route("PATCH", "/api/v1/me", access: .token(.full)) { context in
+            let account = try context.account()
+            let server = context.server
+            return try JSONBody.plan(context) { body in try changeSettings(body, account, server) }
+        },
+        Route("DELETE", "/api/v1/me", access: .token(.full)) { context in
+            let account = try context.account()
+            let host = context.server.configuration.hostName
+            return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
+        },
+    ]
+
+    /// How long deleting an account waits for an import of it that runs.
+    static let deletionLockWaitSeconds = 15.0
+
+    static func changeSettings(_ body: [UInt8], _ account: AccountService, _ server: ServerEnvironment) throws
+        -> HTTPResponse
+    {
+        struct Change: Decodable {
+            var timeZone: String?
+            var targetSeconds: Int64?
+            var minimumSeconds: Int64?
+
+            enum CodingKeys: String, CodingKey {
+                case timeZone = "time_zone"
+                case targetSeconds = "target_seconds"
+                case minimumSeconds = "minimum_seconds"
+            }
+        }
+        let fields = ["time_zone", "target_seconds", "minimum_seconds"]
+        let change = try JSONBody.decode(Change.self, from: body, fields: fields)
+        guard change.timeZone != nil || change.targetSeconds != nil || change.minimumSeconds != nil else {
+            throw JSONBody.Refusal("send at least one of \(fields.joined(separator: ", "))")
+        }
+        let changed = try account.changeSettings(
+            timeZone: change.timeZone, targetSeconds: change.targetSeconds, minimumSeconds: change.minimumSeconds,
+            rollingUpWith: server.database, now: server.now())
+        return .json(AccountDocument(changed))
+    }
+
+    static func delete(_ body: [UInt8], _ account: AccountService, host: String) throws -> HTTPResponse {
+        struct Confirmation: Decodable {
+            var confirmHandle: String?
+            enum CodingKeys: String, CodingKey { case confirmHandle = "confirm_handle" }
+        }
+        struct Deleted: Encodable {
+            struct Body: Encodable {
+                var handle: String
+                var cancelledImports: Int
+                var removedSpoolFiles: Int
+                enum CodingKeys: String, CodingKey {
+                    case handle
+                    case cancelledImports = "cancelled_imports"
+                    case removedSpoolFiles = "removed_spool_files"
+                }
+            }
+            var deleted: Body
+        }
+        let confirmation = try JSONBody.decode(Confirmation.self, from: body, fields: ["confirm_handle"])
+        let deletion = try account.delete(
+            confirmation: confirmation.confirmHandle, lockWaitSeconds: deletionLockWaitSeconds, spoolHost: host)
+        switch deletion {
+        case .notConfirmed:
+            return .error(
+                400, code: "confirmation_required",
+                message:
+                    "deleting your account removes all of its data and cannot be undone; to confirm, send "
+                    + "{\"confirm_handle\": \"<your handle>\"} with your handle exactly as GET /api/v1/me shows it")
+        case .deleted(let deleted):
+            return .json(
+                Deleted(
+                    deleted: .init(
+                        handle: deleted.handle, cancelledImports: deleted.cancelledImports,
+                        removedSpoolFiles: deleted.removedSpoolFiles)))
+        }
+    }
+}

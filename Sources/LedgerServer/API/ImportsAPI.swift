@@ -1,0 +1,34 @@
+import LedgerServices
+
+/// A person's imports: uploads (`POST /api/v1/imports`, an `ingest` token is enough),
+/// their list and status, and cancelling one that waits.
+enum ImportsAPI {
+    static let routes: [Route] = [
+        Route("GET", "/api/v1/imports", access: .token(.ingest)) { context in
+            struct Listing: Encodable { var imports: [ImportDocument] }
+            let jobs = try context.server.uploads.imports(userID: try context.requireCaller().userID)
+            return .respond(.json(Listing(imports: jobs.map(ImportDocument.init))))
+        },
+        Route("POST", "/api/v1/imports", access: .token(.ingest), isNewWork: true) { context in
+            try UploadHandling.plan(context, policy: .exports(context.server.configuration))
+        },
+        Route("GET", "/api/v1/imports/{id}", access: .token(.ingest)) { context in
+            struct Status: Encodable { var `import`: ImportDocument }
+            let job = try context.server.uploads.import(
+                try importID(context), userID: try context.requireCaller().userID)
+            return .respond(.json(Status(import: ImportDocument(job))))
+        },
+        Route("DELETE", "/api/v1/imports/{id}", access: .token(.ingest)) { context in
+            try context.server.uploads.cancel(try importID(context), userID: try context.requireCaller().userID)
+            return .respond(HTTPResponse(status: 204))
+        },
+    ]
+
+    /// The import id the path names: a positive whole number, else 404.
+    static func importID(_ context: RequestContext) throws(ServiceError) -> Int64 {
+        guard let id = context.captures["id"].flatMap({ Int64($0) }), id > 0 else {
+            throw ServiceError(.notFound, "no such import")
+        }
+        return id
+    }
+}

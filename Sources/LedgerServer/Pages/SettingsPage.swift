@@ -1,0 +1,114 @@
+import LedgerServices
+import WebPages
+
+/// `GET /settings`: time zone, goals, password and deleting the account, with the forms
+/// that change them (each answered `303` back with a notice, or the page again with the
+/// reason).
+enum SettingsPage {
+    static let routes: [Route] = [
+        Route("GET", WebPaths.settings, access: .signedIn) { context in
+            let (_, notice) = try PageRendering.query(context)
+            return .respond(try page(context, notice: notice))
+        },
+        Route("POST", WebPaths.settings, access: .signedIn) { context in
+            PageRendering.form(context) { request in try save(request.form, context) }
+        },
+        Route("POST", WebPaths.password, access: .signedIn) { context in
+            PageRendering.form(context) { request in try changePassword(request.form, context) }
+        },
+        Route("POST", WebPaths.deleteAccount, access: .signedIn) { context in
+            PageRendering.form(context) { request in try delete(request.form, context) }
+        },
+    ]
+
+    /// The settings page with the stored values and `notice`, answered with `status`.
+    static func page(_ context: RequestContext, notice: WebNotice?, status: Int = 200) throws -> HTTPResponse {
+        let visitor = try context.requireVisitor()
+        let user = try context.account().account().user
+        let page = SettingsView.page(
+            handle: user.handle, timeZone: user.timeZoneIdentifier, goals: user.goals, csrfToken: visitor.csrfToken,
+            notice: notice)
+        return PageRendering.personal(page, visitor, handle: user.handle, status: status)
+    }
+
+    /// The page again with an error notice, answered with `status`.
+    static func refused(_ context: RequestContext, _ message: String, status: Int) throws -> HTTPResponse {
+        try page(context, notice: WebNotice(.error, message), status: status)
+    }
+
+    /// `POST /settings` (`time_zone`, `target_hours`, `target_minutes`, `minimum_hours`,
+    /// `minimum_minutes`): saved as `PATCH /api/v1/me` saves them, the rollup run at once.
+    static func save(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
+        guard let target = duration(form, "target"), let minimum = duration(form, "minimum") else {
+            return try refused(context, "Enter the goals as whole hours (0-23) and minutes (0-59).", status: 400)
+        }
+        let zone = form["time_zone"].flatMap { $0.isEmpty ? nil : $0 }
+        let account: UserService.Account
+        do {
+            account = try context.account().changeSettings(
+                timeZone: zone, targetSeconds: target, minimumSeconds: minimum,
+                rollingUpWith: context.server.database, now: context.server.now())
+        } catch {
+            guard error.kind == .invalidInput else { throw error }
+            return try refused(context, PageRendering.sentence(error.message), status: 400)
+        }
+        let done: PageNotice = account.isRollupPending ? .settingsPending : .settingsSaved
+        return .seeOther(done.on(WebPaths.settings))
+    }
+
+    /// Seconds from the form's `<name>_hours` and `<name>_minutes`; `nil` unless both are
+    /// whole numbers in range (an empty minutes field is 0).
+    static func duration(_ form: [String: String], _ name: String) -> Int64? {
+        let minutesText = form["\(name)_minutes"].map { $0.isEmpty ? "0" : $0 } ?? "0"
+        guard let hours = form["\(name)_hours"].flatMap({ Int64($0) }), let minutes = Int64(minutesText),
+            (0...23).contains(hours), (0...59).contains(minutes)
+        else { return nil }
+        return hours * 3600 + minutes * 60
+    }
+
+    /// `POST /settings/password` (`current_password`, `new_password`,
+    /// `new_password_repeat`): the password changed and every other session ended; 400 or
+    /// 403 (a wrong current password) with the page again.
+    static func changePassword(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
+        let new = form["new_password"] ?? ""
+        guard new == (form["new_password_repeat"] ?? "") else {
+            return try refused(context, "The two new passwords differ; nothing was changed.", status: 400)
+        }
+        let visitor = try context.requireVisitor()
+        do {
+            try context.server.access.changePassword(
+                userID: visitor.userID, current: form["current_password"] ?? "", new: new, keeping: visitor,
+                now: context.server.now())
+        } catch {
+            switch error.kind {
+            case .forbidden:
+                return try refused(context, "The current password is wrong; nothing was changed.", status: 403)
+            case .invalidInput:
+                return try refused(context, PageRendering.sentence(error.message), status: 400)
+            default:
+                throw error
+            }
+        }
+        return .seeOther(PageNotice.passwordChanged.on(WebPaths.settings))
+    }
+
+    /// `POST /settings/delete` (`confirm_handle`): the account and every row of it deleted
+    /// when the confirmation is the handle (as `DELETE /api/v1/me`), the session cookie
+    /// removed and a page saying so; the settings page again (400) otherwise.
+    static func delete(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
+        let deletion = try context.account().delete(
+            confirmation: form["confirm_handle"], lockWaitSeconds: AccountAPI.deletionLockWaitSeconds,
+            spoolHost: context.server.configuration.hostName)
+        switch deletion {
+        case .notConfirmed:
+            return try refused(
+                context, "Type your handle exactly to delete your account; nothing was deleted.", status: 400)
+        case .deleted(let deleted):
+            return PageRendering.message(
+                title: "Account deleted",
+                message: "The account \(deleted.handle) and all of its sleep data are deleted.",
+                linkText: "Sign in with another account", linkPath: WebPaths.signIn, status: 200,
+                headers: [WebCookie.clear(WebCookie.session, path: "/", secure: context.server.isSecureCookie)])
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// A step every request of a route passes before (and, through the plan it returns,
+/// after) its handler: it may answer itself, change the context, or change the answer.
+protocol Middleware: Sendable {
+    /// Handles `context`, calling `next` for the rest of the chain (or not).
+    func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan
+}
+
+/// The server's middleware, outermost first: personal answers kept out of caches, errors
+/// rendered for their audience, new work turned away while the server stops, the caller
+/// authenticated, and CSRF checked for callers signed in by cookie.
+enum MiddlewareChain {
+    /// The chain every route passes.
+    static let standard: [any Middleware] = [
+        PersonalAnswers(), ErrorRendering(), StopGate(), Authentication(), CSRFProtection(),
+    ]
+
+    /// `context` through `chain`, then its route's handler.
+    static func run(_ context: RequestContext, through chain: ArraySlice<any Middleware> = standard[...]) throws
+        -> RequestPlan
+    {
+        guard let first = chain.first else { return try context.route.handler(context) }
+        return try first.handle(context) { try run($0, through: chain.dropFirst()) }
+    }
+}
+
+/// While the server stops, a route that takes new work (an upload) is answered 503
+/// `stopping` from its head, before its credentials are looked at.
+struct StopGate: Middleware {
+    func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
+        guard context.route.isNewWork, context.server.isStopping() else { return try next(context) }
+        return .respond(ServerRoutes.stopping)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+public import LedgerStore
+
+/// Uploads from the moment their head arrives until their job is queued, and a person's
+/// view of their queue: admission (the person's pending uploads, the spool's free space),
+/// the spool file the bytes go to, the check of the complete upload, and the job. Each
+/// call borrows one session from ``sessions`` (the server's pool); every spool file is
+/// created and removed by ``spool``.
+public struct UploadService: Sendable {
+    /// What one kind of upload may be: its cap, how many of one person's may wait or run at
+    /// once, and the check of the complete bytes before they are queued.
+    public struct Limits: Sendable {
+        /// The largest upload, in bytes.
+        public var maximumBytes: Int64
+        /// Uploads of one person that may wait or run at once.
+        public var maximumPending: Int
+        /// Reads a complete upload through `descriptor` (named `name` in messages) and
+        /// throws to refuse it (``ServiceError/Kind/refusedInput``: 422).
+        public var check: @Sendable (_ descriptor: Int32, _ name: String) throws(ServiceError) -> Void
+
+        /// Creates the limits.
+        public init(
+            maximumBytes: Int64, maximumPending: Int,
+            check: @escaping @Sendable (_ descriptor: Int32, _ name: String) throws(ServiceError) -> Void
+        ) {
+            self.maximumBytes = maximumBytes
+            self.maximumPending = maximumPending
+            self.check = check
+        }
+    }
+
+    /// Where every call finds its session.
+    public let sessions: SessionPool
+    /// The spool folder.
+    public let spool: Spool
+    /// Free bytes the spool's file system keeps: below them, uploads are refused.
+    public let minimumFreeBytes: Int64
+    /// Called after a job was queued (wakes the workers).
+    public let onQueued: @Sendable () -> Void
+
+    /// Creates the service.
+    public init(
+        sessions: SessionPool, spool: Spool, minimumFreeBytes: Int64, onQueued: @escaping @Sendable () -> Void = {}
+    ) {
+        self.sessions = sessions
+        self.spool = spool
+        self.minimumFreeBytes = minimumFreeBytes
+        self.onQueued = onQueued
+    }
+
+    private func withQueue<T>(_ body: (ImportQueue) throws -> T) throws(ServiceError) -> T {
+        try ServiceError.wrapping { try sessions.withSession { try body(ImportQueue(session: $0, host: spool.host)) } }
+    }
+
+    /// Admits an upload of `userID` whose head arrived: ``ServiceError/Kind/busy`` when
+    /// `limits.maximumPending` of theirs wait or run, ``ServiceError/Kind/insufficientStorage``
+    /// when the spool is short of space; else the new spool file its bytes go to.
+    public func admit(userID: Int64, limits: Limits) throws(ServiceError) -> SpoolFile {
+        let pending = try withQueue { try $0.pendingCount(userID: userID) }
+        guard pending < limits.maximumPending else {
+            throw ServiceError(
+                .busy, "\(limits.maximumPending) uploads already wait or run; try again when one is done")
+        }
+        guard spool.freeBytes >= minimumFreeBytes else {
+            throw ServiceError(.insufficientStorage, "the server is short of space; try again later")
+        }
+        return try spool.newFile(maximumBytes: limits.maximumBytes)
+    }
+
+    /// Queues the complete upload in `file` as `fileName`: checked by `limits.check` (its
+    /// refusal removes the file and is rethrown), then a job, or the earlier job of the
+    /// same bytes (the file removed). The file is let go once the job is committed or the
+    /// file removed, never before; on any failure it is removed.
+    public func queue(
+        _ file: SpoolFile, fileName: String, contentType: String?, userID: Int64, limits: Limits
+    ) throws(ServiceError) -> ImportQueue.Queued {
+        defer { file.release() }
+        let upload: ImportQueue.Upload
+        do {
+            upload = try file.finish(fileName: fileName, contentType: contentType)
+        } catch {
+            file.abandon()
+            throw error
+        }
+        do throws(ServiceError) {
+            // Read through a descriptor so that messages name the upload, never the spool path.
+            let descriptor = open(upload.spoolPath, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ServiceError(.unavailable, "cannot read the upload back from the spool folder")
+            }
+            defer { close(descriptor) }
+            try limits.check(descriptor, upload.fileName)
+            let queued = try withQueue { queue in
+                try queue.enqueue(upload, userID: userID, maximumPending: limits.maximumPending)
+            }
+            switch queued {
+            case .queued: onQueued()
+            case .sameAsEarlier: spool.remove(upload.spoolPath)
+            }
+            return queued
+        } catch {
+            // Refused, or not queued (the database went away, or the person's queue filled
+            // up meanwhile): the file is nobody's, and the client sends it again.
+            spool.remove(upload.spoolPath)
+            throw error
+        }
+    }
+
+    /// The person's imports, newest first, at most `limit`.
+    public func imports(userID: Int64, limit: Int = 100) throws(ServiceError) -> [ImportJobStore.Job] {
+        try withQueue { try $0.jobs(userID: userID, limit: limit) }
+    }
+
+    /// The person's import `id`; ``ServiceError/Kind/notFound`` when they have none of that id.
+    public func `import`(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
+        try withQueue { try $0.job(id, userID: userID) }
+    }
+
+    /// Cancels the person's import `id` while it waits (``ImportQueue/cancel(_:userID:)``).
+    public func cancel(_ id: Int64, userID: Int64) throws(ServiceError) {
+        try withQueue { try $0.cancel(id, userID: userID) }
+    }
+
+    /// The whole queue's depth and age, for metrics, waiting at most `timeout` seconds for
+    /// a session.
+    public func statistics(timeout: Double) throws(ServiceError) -> ImportQueue.Statistics {
+        try ServiceError.wrapping {
+            try sessions.withSession(timeout: timeout) { try ImportQueue(session: $0, host: spool.host).statistics() }
+        }
+    }
+}
