@@ -131,6 +131,7 @@ let package = Package(
                 "SleepFixtures", "HealthImport", "ExportFixtures",
             ]),
         .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
+        .testTarget(name: "SleepReportsTests", dependencies: ["SleepReports", "SleepCore"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
