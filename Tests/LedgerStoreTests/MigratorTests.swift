@@ -117,21 +117,8 @@ struct MigratorTests {
         let slow = Migration(version: 1, name: "slow", sql: "SELECT pg_sleep(0.3); CREATE TABLE slow_table (n int);")
         let migrator = try Migrator(migrations: [slow, Self.second])
         let conninfo = database.conninfo
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        Thread.detachNewThread {
-                            continuation.resume(
-                                with: Result {
-                                    let connection = try Connection(conninfo: conninfo)
-                                    return try migrator.migrate(on: connection).count
-                                })
-                        }
-                    }
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
+        let counts = try await onThreads(2) { _ in
+            try migrator.migrate(on: try Connection(conninfo: conninfo)).count
         }
         #expect(counts.sorted() == [0, 2])
     }
