@@ -1,5 +1,4 @@
 import Foundation
-import LedgerTestSupport
 import Testing
 
 /// docs/architecture.md's targets table and Package.swift name the same targets: every name
@@ -40,14 +39,10 @@ struct ArchitectureDocTests {
             }
     }
 
-    static func read(_ path: String) throws -> String {
-        try String(contentsOfFile: TestDatabase.repositoryRoot + "/" + path, encoding: .utf8)
-    }
-
     @Test("every target in the table exists, every target but the tests is in the table")
     func sameTargets() throws {
-        let manifest = try Self.read("Package.swift")
-        let document = try Self.read("docs/architecture.md")
+        let manifest = try repositoryFile("Package.swift")
+        let document = try repositoryFile("docs/architecture.md")
         #expect(Self.packageTargets(manifest).count > 20, "Package.swift's targets were not found")
         #expect(Self.tableTargets(document).count > 20, "docs/architecture.md's targets table was not found")
         for mismatch in Self.mismatches(manifest: manifest, document: document) {
