@@ -67,6 +67,8 @@ let package = Package(
                 .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/upload.js"),
                 .embedInCode("Assets/icon.svg"),
             ]),
+        // Every web page rendered from generated nights, for WebPagesTests and web-pages-preview.
+        .target(name: "WebPageFixtures", dependencies: ["WebPages", "SleepCore", "SleepFixtures"]),
         // Argument parsing, configuration, output formats and exit codes of both executables.
         .target(
             name: "LedgerCLI",
@@ -104,6 +106,11 @@ let package = Package(
             ],
             path: "Benchmarks/rollup-benchmark"),
 
+        // Writes every web page into a folder to look at in a browser (docs/web-pages.md).
+        .executableTarget(
+            name: "web-pages-preview", dependencies: ["WebPageFixtures", "WebPages"],
+            path: "Benchmarks/web-pages-preview"),
+
         // Fuzzing: `deploy/fuzz/run.sh` builds this with libFuzzer and AddressSanitizer; an ordinary
         // debug build compiles its targets too and replays files through them.
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
@@ -136,7 +143,10 @@ let package = Package(
                 "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
                 "WebPages",
             ]),
-        .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
+        .testTarget(
+            name: "WebPagesTests",
+            dependencies: ["WebPages", "WebPageFixtures", "SleepCore", "SleepReports", "SleepFixtures"]),
+        .testTarget(name: "SleepReportsTests", dependencies: ["SleepReports", "SleepCore"]),
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [

@@ -75,7 +75,7 @@ struct ChartSVG {
         var attributes =
             "class=\"\(cssClass)\" x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(0, width)))\" height=\"\(Self.number(max(0, height)))\" fill=\"\(fill)\""
         if let stroke { attributes += " stroke=\"\(stroke)\" stroke-width=\"\(Self.number(strokeWidth))\"" }
-        if let opacity { attributes += " fill-opacity=\"\(Self.number(opacity))\"" }
+        if let opacity { attributes += " fill-opacity=\"\(String(format: "%.2f", opacity))\"" }
         if let title {
             body.append("<rect \(attributes)><title>\(Self.escape(title))</title></rect>")
         } else {

@@ -17,6 +17,16 @@ struct DataFolderSafetyTests {
         /// The fix the detail must hold, from the folder.
         var fix: @Sendable (_ folder: String) -> String
         var testDescription: String { name }
+
+        /// A 0755 home whose `subfolder` has `mode`: refused with `chmod 0700`.
+        static func subfolder(_ name: String, _ subfolder: String, mode: mode_t) -> Unsafe {
+            Unsafe(
+                name: name,
+                prepare: { _, home in
+                    try DataFolderSafetyTests.makeFolder(home, mode: 0o755)
+                    try DataFolderSafetyTests.makeFolder(home + "/" + subfolder, mode: mode)
+                }, folder: { _, home in home + "/" + subfolder }, fix: { "chmod 0700 \($0)" })
+        }
     }
 
     static func makeFolder(_ path: String, mode: mode_t) throws {
@@ -33,30 +43,10 @@ struct DataFolderSafetyTests {
             name: "a home writable by its group",
             prepare: { _, home in try makeFolder(home, mode: 0o775) }, folder: { _, home in home },
             fix: { "chmod go-w \($0)" }),
-        Unsafe(
-            name: "a run/ writable by every user",
-            prepare: { _, home in
-                try makeFolder(home, mode: 0o755)
-                try makeFolder(home + "/run", mode: 0o777)
-            }, folder: { _, home in home + "/run" }, fix: { "chmod 0700 \($0)" }),
-        Unsafe(
-            name: "a run/ open to its group",
-            prepare: { _, home in
-                try makeFolder(home, mode: 0o755)
-                try makeFolder(home + "/run", mode: 0o750)
-            }, folder: { _, home in home + "/run" }, fix: { "chmod 0700 \($0)" }),
-        Unsafe(
-            name: "a data/ writable by every user",
-            prepare: { _, home in
-                try makeFolder(home, mode: 0o755)
-                try makeFolder(home + "/data", mode: 0o777)
-            }, folder: { _, home in home + "/data" }, fix: { "chmod 0700 \($0)" }),
-        Unsafe(
-            name: "a log/ writable by every user",
-            prepare: { _, home in
-                try makeFolder(home, mode: 0o755)
-                try makeFolder(home + "/log", mode: 0o777)
-            }, folder: { _, home in home + "/log" }, fix: { "chmod 0700 \($0)" }),
+        .subfolder("a run/ writable by every user", "run", mode: 0o777),
+        .subfolder("a run/ open to its group", "run", mode: 0o750),
+        .subfolder("a data/ writable by every user", "data", mode: 0o777),
+        .subfolder("a log/ writable by every user", "log", mode: 0o777),
         Unsafe(
             name: "a run/ that is a symbolic link",
             prepare: { parent, home in

@@ -125,16 +125,7 @@ struct EmbeddedClusterTests {
             try? cluster.stop()
             try? FileManager.default.removeItem(atPath: home)
         }
-        let results = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        Thread.detachNewThread { continuation.resume(with: Result { try cluster.start() }) }
-                    }
-                }
-            }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
-        }
+        let results = try await onThreads(2) { _ in try cluster.start() }
         #expect(results.count == 2)
         #expect(Set(results).count == 1)
         guard case .running(let pid) = cluster.status() else {

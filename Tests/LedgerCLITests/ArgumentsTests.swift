@@ -1,5 +1,4 @@
 import LedgerCLI
-import SleepReports
 import Testing
 
 @Suite("Argument parsing")
@@ -36,25 +35,5 @@ struct ArgumentsTests {
             #expect(error.message == message)
             #expect(error.exitCode == .usage)
         }
-    }
-
-    @Test(arguments: [
-        ("8h", Int64(28_800)), ("7h30m", 27_000), ("450m", 27_000), ("7.5h", 27_000),
-        ("7h 25m", 26_700), ("90s", 90), ("0.5h", 1_800),
-    ])
-    func parsesDurations(text: String, seconds: Int64) {
-        #expect(SleepDuration.parse(text) == seconds)
-    }
-
-    @Test(arguments: ["", "8", "h", "8x", "8hh", "7h7h", "-1h", "abc", "49h", "8h30"])
-    func rejectsMalformedDurations(text: String) {
-        #expect(SleepDuration.parse(text) == nil)
-    }
-
-    @Test(arguments: [
-        (Int64(26_700), "7h 25m"), (28_800, "8h"), (1_740, "29m"), (-3_600, "-1h"), (29, "0m"), (30, "1m"),
-    ])
-    func formatsDurations(seconds: Int64, text: String) {
-        #expect(SleepDuration.format(seconds: seconds) == text)
     }
 }

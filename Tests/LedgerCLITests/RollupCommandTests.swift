@@ -117,18 +117,29 @@ struct RollupCommandTests {
         return process
     }
 
-    @Test("a runner killed with SIGKILL mid-run leaves whole users only; the next run finishes the rest")
-    func killedRunner() throws {
+    /// Seeds 120 users of 45 nights, starts a rollup, stops it with `stop` once it has stored
+    /// a summary and checks that every user it got to has all six; how many users that is.
+    static func interruptedRollup(
+        _ stop: (Process) -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (environment: [String: String], conninfo: String, process: Process, done: Int64) {
         let (environment, conninfo) = try Self.environment()
         try Self.seed(conninfo, users: 120, nights: 45)
         let process = try Self.startRollup(environment, conninfo: conninfo)
-        #expect(process.isRunning, "the rollup finished before it could be killed; seed more users")
-        kill(process.processIdentifier, SIGKILL)
+        #expect(
+            process.isRunning, "the rollup finished before it could be stopped; seed more users",
+            sourceLocation: sourceLocation)
+        stop(process)
         process.waitUntilExit()
         let done = try Self.scalar(conninfo, "SELECT count(DISTINCT user_id) FROM summaries")
+        #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == done * 6, sourceLocation: sourceLocation)
+        return (environment, conninfo, process, done)
+    }
+
+    @Test("a runner killed with SIGKILL mid-run leaves whole users only; the next run finishes the rest")
+    func killedRunner() throws {
+        let (environment, conninfo, _, done) = try Self.interruptedRollup { kill($0.processIdentifier, SIGKILL) }
         #expect(done > 0 && done < 120)
         // Every user is either complete (6 summaries, 45 nights, marks cleared) or untouched.
-        #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == done * 6)
         #expect(try Self.scalar(conninfo, "SELECT count(*) FROM nights") == done * 45)
         #expect(
             try Self.scalar(conninfo, "SELECT count(*) FROM rollup_state WHERE dirty_from IS NOT NULL") == 120 - done)
@@ -143,16 +154,9 @@ struct RollupCommandTests {
 
     @Test("SIGTERM mid-run stops after the current user with exit 75 and a report; the next run finishes")
     func terminatedRunner() throws {
-        let (environment, conninfo) = try Self.environment()
-        try Self.seed(conninfo, users: 120, nights: 45)
-        let process = try Self.startRollup(environment, conninfo: conninfo)
-        #expect(process.isRunning, "the rollup finished before it could be stopped; seed more users")
-        process.terminate()
-        process.waitUntilExit()
+        let (environment, conninfo, process, _) = try Self.interruptedRollup { $0.terminate() }
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 75)
-        let done = try Self.scalar(conninfo, "SELECT count(DISTINCT user_id) FROM summaries")
-        #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == done * 6)
         let (code, _) = runTool(["rollup", "--as-of", "2024-03-01"], environment: environment)
         #expect(code == .success)
         #expect(try Self.scalar(conninfo, "SELECT count(*) FROM summaries") == 720)

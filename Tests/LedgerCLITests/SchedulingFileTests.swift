@@ -4,10 +4,6 @@ import Testing
 
 @Suite("Scheduling files: crontab line and systemd units")
 struct SchedulingFileTests {
-    static func file(_ path: String) throws -> String {
-        try String(contentsOfFile: TestDatabase.repositoryRoot + "/" + path, encoding: .utf8)
-    }
-
     /// Whether `field` is a valid cron time field for values `range` (`*`, `*/n`, `a`,
     /// `a-b`, `a-b/n`, comma lists).
     static func isValidCronField(_ field: String, _ range: ClosedRange<Int>) -> Bool {
@@ -37,7 +33,7 @@ struct SchedulingFileTests {
 
     @Test("deploy/cron/sleepledger has one job line: five time fields, the user, a locked rollup command")
     func crontabLine() throws {
-        let lines = try Self.file("deploy/cron/sleepledger").split(separator: "\n").map(String.init)
+        let lines = try repositoryFile("deploy/cron/sleepledger").split(separator: "\n").map(String.init)
         let jobs = lines.filter { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return false }
@@ -55,36 +51,45 @@ struct SchedulingFileTests {
         let command = fields.dropFirst(6).joined(separator: " ")
         #expect(command.hasPrefix("flock -n -E 75 "))
         #expect(command.contains("sleepledger rollup"))
-        #expect(try Self.file("deploy/cron/sleepledger").hasSuffix("\n"))  // cron ignores an unterminated last line
+        // cron ignores an unterminated last line.
+        #expect(try repositoryFile("deploy/cron/sleepledger").hasSuffix("\n"))
     }
 
-    @Test("the service is a hardened oneshot for the dedicated user; the timer is nightly and persistent")
-    func unitSettings() throws {
-        let service = try Self.file("deploy/systemd/sleepledger-rollup.service")
-        for setting in [
-            "Type=oneshot", "User=sleepledger", "NoNewPrivileges=yes", "ProtectSystem=strict",
-            "ReadWritePaths=/var/lib/sleepledger", "ProtectHome=yes", "PrivateTmp=yes", "SuccessExitStatus=75",
-            "KillSignal=SIGTERM", "ExecStart=/usr/local/bin/sleepledger rollup", "CapabilityBoundingSet=",
-        ] {
-            #expect(service.split(separator: "\n").contains { $0 == setting }, "missing \(setting)")
+    /// What both services set: the dedicated user, no new privileges or capabilities, the
+    /// file system read-only but the state folder, and SIGTERM to stop.
+    static let hardening = [
+        "User=sleepledger", "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/sleepledger",
+        "ProtectHome=yes", "PrivateTmp=yes", "KillSignal=SIGTERM", "CapabilityBoundingSet=",
+    ]
+
+    @Test(
+        "the services are hardened for the dedicated user: the rollup a oneshot, the server restarted on failure",
+        arguments: [
+            (
+                "sleepledger-rollup.service",
+                ["Type=oneshot", "SuccessExitStatus=75", "ExecStart=/usr/local/bin/sleepledger rollup"]
+            ),
+            (
+                "sleepledger-server.service",
+                [
+                    "Type=simple", "Restart=on-failure", "UMask=0077",
+                    "ExecStart=/usr/local/bin/sleepledger serve --spool /var/lib/sleepledger/spool",
+                ]
+            ),
+        ])
+    func serviceSettings(unit: String, settings: [String]) throws {
+        let lines = try repositoryFile("deploy/systemd/" + unit).split(separator: "\n")
+        for setting in Self.hardening + settings {
+            #expect(lines.contains { $0 == setting }, "\(unit): missing \(setting)")
         }
-        let timer = try Self.file("deploy/systemd/sleepledger-rollup.timer")
+    }
+
+    @Test("the rollup's timer is nightly and persistent")
+    func timerSettings() throws {
+        let timer = try repositoryFile("deploy/systemd/sleepledger-rollup.timer")
         #expect(timer.contains("OnCalendar=*-*-* 03:17:00"))
         #expect(timer.contains("Persistent=true"))
         #expect(timer.contains("WantedBy=timers.target"))
-    }
-
-    @Test("the server unit is hardened like the rollup's, stops with SIGTERM and restarts on failure")
-    func serverUnitSettings() throws {
-        let service = try Self.file("deploy/systemd/sleepledger-server.service")
-        for setting in [
-            "Type=simple", "User=sleepledger", "NoNewPrivileges=yes", "ProtectSystem=strict",
-            "ReadWritePaths=/var/lib/sleepledger", "ProtectHome=yes", "PrivateTmp=yes", "KillSignal=SIGTERM",
-            "Restart=on-failure", "ExecStart=/usr/local/bin/sleepledger serve --spool /var/lib/sleepledger/spool",
-            "CapabilityBoundingSet=", "UMask=0077",
-        ] {
-            #expect(service.split(separator: "\n").contains { $0 == setting }, "missing \(setting)")
-        }
     }
 
     @Test(
@@ -100,11 +105,11 @@ struct SchedulingFileTests {
         // verify checks that ExecStart exists: point it at the built executable.
         let built = builtProductsDirectory().appendingPathComponent("sleepledger").path
         for unit in ["sleepledger-rollup.service", "sleepledger-server.service"] {
-            let service = try Self.file("deploy/systemd/" + unit)
+            let service = try repositoryFile("deploy/systemd/" + unit)
                 .replacingOccurrences(of: "/usr/local/bin/sleepledger", with: built)
             try service.write(to: folder.appendingPathComponent(unit), atomically: true, encoding: .utf8)
         }
-        try Self.file("deploy/systemd/sleepledger-rollup.timer").write(
+        try repositoryFile("deploy/systemd/sleepledger-rollup.timer").write(
             to: folder.appendingPathComponent("sleepledger-rollup.timer"), atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: analyze)

@@ -326,18 +326,9 @@ struct ServerOperationsTests {
         }
         let root = home.path + "/data/pki/authorities/local/root.crt"
         func viaCaddy(_ path: String, _ arguments: [String] = []) throws -> ServerProcess.Response {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments =
-                ["-s", "-S", "-D", "-", "--max-time", "30", "--cacert", root, "-H", "Authorization: Bearer \(token)"]
-                + arguments + ["https://127.0.0.1:\(httpsPort)\(path)"]
-            let output = Pipe()
-            curl.standardOutput = output
-            curl.standardError = FileHandle.nullDevice
-            try curl.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            curl.waitUntilExit()
-            return ServerProcess.parse(String(decoding: data, as: UTF8.self))
+            try Curl.response(
+                ["--cacert", root, "-H", "Authorization: Bearer \(token)"] + arguments,
+                url: "https://127.0.0.1:\(httpsPort)\(path)", maxTime: 30)
         }
         var health = ServerProcess.Response(status: 0, headers: [:], body: "")
         let deadline = Date(timeIntervalSinceNow: 30)

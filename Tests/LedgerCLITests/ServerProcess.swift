@@ -137,18 +137,9 @@ final class ServerProcess: @unchecked Sendable {
         _ path: String, _ arguments: [String] = [], token: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Response {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var all = ["-s", "-S", "-D", "-", "--max-time", "120"] + curlOptions
-        if let token { all += ["-H", "Authorization: Bearer \(token)"] }
-        process.arguments = all + arguments + ["\(scheme)://127.0.0.1:\(port)\(path)"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let response = Self.parse(String(decoding: data, as: UTF8.self))
+        let authorization = token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []
+        let response = try Curl.response(
+            curlOptions + authorization + arguments, url: "\(scheme)://127.0.0.1:\(port)\(path)", maxTime: 120)
         if ServerRoutes.isAPI(path: String(path.prefix { $0 != "?" })) {
             OpenAPIConformance.check(
                 response, method: Self.method(of: arguments), path: path, sourceLocation: sourceLocation)
@@ -172,19 +163,11 @@ final class ServerProcess: @unchecked Sendable {
     /// Scrapes the metrics listener with curl: the exposition's text.
     func scrapeMetrics() throws -> String {
         guard let metricsPort else { throw ServerProcessError(message: "the metrics listener is off") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-S", "--fail", "--max-time", "30", "http://127.0.0.1:\(metricsPort)/metrics"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerProcessError(message: "curl /metrics exited \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        let (exitStatus, text) = try Curl.run([
+            "-s", "-S", "--fail", "--max-time", "30", "http://127.0.0.1:\(metricsPort)/metrics",
+        ])
+        guard exitStatus == 0 else { throw ServerProcessError(message: "curl /metrics exited \(exitStatus)") }
+        return text
     }
 
     /// Parses `HTTP/1.1 200 OK\r\nName: value\r\n\r\nbody`, skipping interim 100 responses.

@@ -186,48 +186,14 @@ struct TerminalInjectionTests {
                 == "sleepledger: cannot read /nonexistent/\\u{1B}[2J\\nsleepledger: all good\\u{7}.csv: no such file\n")
     }
 
-    @Test(
-        "CSV cells: formulas get a quote, numbers stay numbers, controls are replaced",
-        arguments: [
-            ("=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""), ("+1+1", "'+1+1"),
-            ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"), ("-1.5", "-1.5"), ("42", "42"), ("+3", "+3"),
-            ("-2e-3", "-2e-3"), (".5", ".5"), ("-", "'-"), ("-.", "'-."), ("1e", "1e"), ("a=b", "a=b"),
-            ("\u{1B}[2J", "␛[2J"), ("\t=1", "␉=1"), ("two\nlines", "\"two\nlines\""), ("cr\r", "cr␍"),
-            ("\u{9B}0m", "�0m"), ("", ""),
-        ])
-    func csvCells(value: String, expected: String) {
-        #expect(CSVTable.field(value) == expected)
-    }
-
-    @Test(
-        "text values: every control has a visible stand-in, the layout's newlines and tabs stay only in layout",
-        arguments: [
-            ("\u{1B}]8;;u\u{1B}\\", false, "␛]8;;u␛\\"), ("a\u{00}b\u{1F}", false, "a␀b␟"), ("x\u{7F}", false, "x␡"),
-            ("\u{85}\u{9F}", false, "��"), ("\u{202E}\u{2066}\u{200F}", false, "���"),
-            ("a\nb\tc\r\n", false, "a␊b␉c␍␊"),
-            ("a\nb\tc\r\n", true, "a\nb\tc\r\n"), ("a\rb", true, "a␍b"),
-            ("plain — ünïcode 🛌", false, "plain — ünïcode 🛌"),
-        ])
-    func textValues(value: String, keepingLayout: Bool, expected: String) {
-        #expect(TerminalText.replacingControlCharacters(in: value, keepingLayout: keepingLayout) == expected)
-    }
-
-    @Test("every control scalar is replaced wherever it stands; its neighbours in UTF-8 are kept")
-    func everyControlScalar() throws {
-        let controls =
-            (0x00...0x1F).map { $0 } + (0x7F...0x9F).map { $0 }
-            + [0x061C, 0x200E, 0x200F] + (0x202A...0x202E).map { $0 } + (0x2066...0x2069).map { $0 }
-        for value in controls {
-            let scalar = try #require(Unicode.Scalar(UInt32(value)))
-            for text in ["\(scalar)", "a\(scalar)", "\(scalar)b", "a’\(scalar)’b"] {
-                let replaced = TerminalText.replacingControlCharacters(in: text, keepingLayout: false)
-                #expect(!replaced.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16))")
-                #expect(replaced.unicodeScalars.count == text.unicodeScalars.count)
-            }
+    @Test("text values go through SleepReports' one rule (ControlCharacters, tested in SleepReportsTests)")
+    func textValues() {
+        for (value, keepingLayout) in [("\u{1B}[2J\u{85}\u{202E}", false), ("a\nb\tc\r\n\u{07}", true)] {
+            #expect(
+                TerminalText.replacingControlCharacters(in: value, keepingLayout: keepingLayout)
+                    == ControlCharacters.replacing(in: value, keepingLayout: keepingLayout))
         }
-        // Scalars sharing lead bytes with controls, and ordinary text, stay.
-        let neighbours = "\u{A0}\u{BF}é\u{061B}\u{061D}\u{200D}\u{2010}\u{2019}\u{2029}\u{202F}\u{2065}\u{206A}€"
-        #expect(TerminalText.replacingControlCharacters(in: neighbours, keepingLayout: false) == neighbours)
+        #expect(TerminalText.replacingControlCharacters(in: "\u{1B}[2J", keepingLayout: false) == "␛[2J")
     }
 
     @Test("a console given a plain string keeps only its layout; styled text from literals is written as is")

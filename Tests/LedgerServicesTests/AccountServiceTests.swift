@@ -17,8 +17,7 @@ struct AccountServiceTests {
     /// The fixture, a session as the server's role, and user `handle`.
     static func setUp(_ handle: String = "anna") throws -> (ServiceFixture, LedgerSession, Int64) {
         let fixture = try ServiceFixture()
-        let user = try UserService(session: fixture.session).add(
-            handle: handle, timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let user = try fixture.addUser(handle, zone: "Europe/Berlin")
         let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: fixture.conninfo)
         return (fixture, try fixture.database.openAsServer(serverURL: serverURL), user.id)
     }

@@ -39,8 +39,7 @@ struct ImportLockServiceTests {
     func stalledInput() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         let bytes = try Self.exportXML()
         let pipe = try StalledPipe(sending: Array(bytes.prefix(bytes.count / 2)))
         defer { pipe.close() }
@@ -80,8 +79,7 @@ struct ImportLockServiceTests {
     func busy() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         // The whole export, but the writer never closes the pipe: the import waits for
         // the end of its input, holding the lock.
         let bytes = try Self.exportXML()
@@ -133,8 +131,7 @@ struct ImportLockServiceTests {
     func waitedForRemoval() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         let zip = try fixture.writeZip("export.zip", samples: Self.samples)
         // A removal in progress, as UserStore.remove does it, held open.
         let removal = try Connection(conninfo: fixture.conninfo)

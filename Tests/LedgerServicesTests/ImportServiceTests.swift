@@ -17,8 +17,7 @@ struct ImportServiceTests {
     func importsOnce() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         let zip = try fixture.writeZip("export.zip", samples: Self.samples)
         let service = ImportService(session: fixture.session)
         var progressCalls = 0
@@ -45,8 +44,7 @@ struct ImportServiceTests {
     func healthAutoExport() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         // Two pushes of a phone: nights 1-10, then nights 6-14 in another layout (other bytes).
         let nights = Self.samples.filter { $0.end > $0.start }
         let cut = nights.firstIndex { $0.start >= nights[nights.count / 2].start } ?? 0
@@ -93,8 +91,7 @@ struct ImportServiceTests {
     func refusedInput() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let notes = try fixture.write("notes.txt", "just some notes\n")
         let service = ImportService(session: fixture.session)
         let error = #expect(throws: ServiceError.self) { try service.importInput(.path(notes), for: anna) }
@@ -114,8 +111,7 @@ struct ImportServiceTests {
     func strictAndDryRun() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let csv = try fixture.write(
             "sleep.csv",
             """
@@ -145,8 +141,7 @@ struct ImportServiceTests {
     func boundedDiagnosticsInTheAuditRow() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         // 1 100 sleep records rejected for 8 KiB stage values (a 4 KiB block of seeded
         // letters twice, so the zip is small but not a zip bomb), and 11 good ones.
         var state: UInt64 = 7
@@ -171,15 +166,7 @@ struct ImportServiceTests {
         #expect(result.outcome?.inserted == 11)
         #expect(result.report.rejected == 1_100)
 
-        let connection = try Connection(conninfo: fixture.conninfo)
-        defer { connection.close() }
-        let row = try connection.execute(
-            """
-            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
-                warnings::text
-            FROM imports WHERE user_id = $1
-            """, [.int64(anna.id)]
-        ).single()
+        let row = try fixture.auditRow(of: anna)
         #expect(try row.string(0) == "succeeded")
         #expect(try row.int(1) == 1_000)
         // About 150 bytes a diagnostic; before the fix the 1 100 whole values made 9 MB.
@@ -196,8 +183,7 @@ struct ImportServiceTests {
     func controlCharactersInTheAuditRow() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let csv = try fixture.write(
             "sleep.csv",
             "sourceName,startDate,endDate,value\n"
@@ -219,8 +205,7 @@ struct ImportServiceTests {
     func auditRowCapsDiagnosticsWhateverTheOptions() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         // 40 000 rows rejected for a 100-byte stage value, about 250 bytes of JSON each:
         // 10 MB of diagnostics if all were stored.
         let bad = String(repeating: "Z", count: 100)
@@ -233,15 +218,7 @@ struct ImportServiceTests {
         #expect(result.outcome?.inserted == 1)
         #expect(result.report.diagnostics.count == 40_000)
 
-        let connection = try Connection(conninfo: fixture.conninfo)
-        defer { connection.close() }
-        let row = try connection.execute(
-            """
-            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
-                warnings::text
-            FROM imports WHERE user_id = $1
-            """, [.int64(anna.id)]
-        ).single()
+        let row = try fixture.auditRow(of: anna)
         #expect(try row.string(0) == "succeeded")
         let storedCount = try row.int(1) ?? 0
         #expect(storedCount > 10_000 && storedCount < 40_000)

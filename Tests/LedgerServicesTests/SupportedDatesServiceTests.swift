@@ -22,8 +22,7 @@ struct SupportedDatesServiceTests {
     /// A user with 30 imported nights in February 2024, rolled up.
     static func fixture() throws -> (ServiceFixture, User) {
         let fixture = try ServiceFixture()
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser("anna", zone: "Europe/Berlin")
         let samples = SleepStreamGenerator(seed: 5).samples(
             from: LocalDate(year: 2024, month: 1, day: 31), through: LocalDate(year: 2024, month: 2, day: 29))
         _ = try ImportService(session: fixture.session).importInput(

@@ -15,8 +15,7 @@ struct TokenServiceTests {
     func createdAndStoredAsHash() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let tokens = TokenService(session: fixture.session)
         let issued = try tokens.create(for: anna, name: "phone", scope: .ingest)
         #expect(issued.token.wholeMatch(of: /sl_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/) != nil)
@@ -80,8 +79,7 @@ struct TokenServiceTests {
     func useRecordedOncePerMinute() throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let tokens = TokenService(session: fixture.session)
         let issued = try tokens.create(for: anna, name: "phone", scope: .full)
         let store = TokenStore(connection: fixture.session.connection)
@@ -102,8 +100,7 @@ struct TokenServiceTests {
     func names(name: String, isValid: Bool) throws {
         let fixture = try ServiceFixture()
         defer { fixture.close() }
-        let anna = try UserService(session: fixture.session).add(
-            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let anna = try fixture.addUser()
         let result = Result { try TokenService(session: fixture.session).create(for: anna, name: name, scope: .full) }
         #expect(((try? result.get()) != nil) == isValid)
     }

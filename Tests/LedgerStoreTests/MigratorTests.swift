@@ -117,21 +117,8 @@ struct MigratorTests {
         let slow = Migration(version: 1, name: "slow", sql: "SELECT pg_sleep(0.3); CREATE TABLE slow_table (n int);")
         let migrator = try Migrator(migrations: [slow, Self.second])
         let conninfo = database.conninfo
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        Thread.detachNewThread {
-                            continuation.resume(
-                                with: Result {
-                                    let connection = try Connection(conninfo: conninfo)
-                                    return try migrator.migrate(on: connection).count
-                                })
-                        }
-                    }
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
+        let counts = try await onThreads(2) { _ in
+            try migrator.migrate(on: try Connection(conninfo: conninfo)).count
         }
         #expect(counts.sorted() == [0, 2])
     }
@@ -199,31 +186,20 @@ struct MigratorTests {
         try "".write(toFile: root + "/repo/migrations/0001_a.sql", atomically: true, encoding: .utf8)
         try fileManager.createDirectory(atPath: root + "/elsewhere", withIntermediateDirectories: true)
 
-        #expect(
+        /// The folder found for an executable at `executable` run from `directory`, both
+        /// under `root`, standardized.
+        func located(_ executable: String, from directory: String, environment: [String: String] = [:]) -> String? {
             Migrator.locateMigrationsFolder(
-                environment: ["SLEEPLEDGER_MIGRATIONS": "/opt/custom"],
-                executablePath: root + "/prefix/bin/sleepledger",
-                currentDirectory: root) == "/opt/custom")
+                environment: environment, executablePath: root + executable, currentDirectory: root + directory
+            ).map { ($0 as NSString).standardizingPath }
+        }
+        let custom = ["SLEEPLEDGER_MIGRATIONS": "/opt/custom"]
+        #expect(located("/prefix/bin/sleepledger", from: "", environment: custom) == "/opt/custom")
         #expect(
-            Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/prefix/bin/sleepledger",
-                currentDirectory: root + "/elsewhere"
-            )
-            .map { ($0 as NSString).standardizingPath }
+            located("/prefix/bin/sleepledger", from: "/elsewhere")
                 == (root + "/prefix/share/sleepledger/migrations" as NSString).standardizingPath)
-        #expect(
-            Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/repo/.build/debug/sleepledger",
-                currentDirectory: root + "/elsewhere"
-            )
-            .map { ($0 as NSString).standardizingPath }
-                == (root + "/repo/migrations" as NSString).standardizingPath)
-        #expect(
-            Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + "/elsewhere/sleepledger",
-                currentDirectory: root + "/repo/migrations"
-            )
-            .map { ($0 as NSString).standardizingPath }
-                == (root + "/repo/migrations" as NSString).standardizingPath)
+        let checkout = (root + "/repo/migrations" as NSString).standardizingPath
+        #expect(located("/repo/.build/debug/sleepledger", from: "/elsewhere") == checkout)
+        #expect(located("/elsewhere/sleepledger", from: "/repo/migrations") == checkout)
     }
 }

@@ -131,25 +131,13 @@ struct RoleTests {
             try Migrator(folder: TestDatabase.migrationsFolder).migrate(on: connection)
             conninfos.append(database.conninfo)
         }
-        let runs = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for conninfo in conninfos {
-                group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        Thread.detachNewThread {
-                            continuation.resume(
-                                with: Result {
-                                    let connection = try Connection(conninfo: conninfo)
-                                    try DatabaseRoles.apply(
-                                        on: connection,
-                                        script: DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder))
-                                    return true
-                                })
-                        }
-                    }
-                }
-            }
-            return try await group.reduce(into: 0) { count, ok in count += ok ? 1 : 0 }
+        let databases = conninfos
+        let runs = try await onThreads(databases.count) { index in
+            try DatabaseRoles.apply(
+                on: try Connection(conninfo: databases[index]),
+                script: DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder))
+            return true
         }
-        #expect(runs == 4)
+        #expect(runs == [true, true, true, true])
     }
 }

@@ -28,6 +28,14 @@ struct SampleLoaderTests {
         return audit
     }
 
+    /// Loads `samples` for `user` as one import, as a reader streaming them would.
+    static func load(_ samples: [SleepSample], for user: User, with loader: SampleLoader) throws -> ImportOutcome {
+        try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: audit(samples.count)) { sink in
+            for sample in samples { try sink.append(sample) }
+            return audit(samples.count)
+        }
+    }
+
     // 2024-03-01T06:00:00Z = 07:00 in Berlin.
     static let morning: Int64 = 1_709_272_800
 
@@ -41,13 +49,7 @@ struct SampleLoaderTests {
         let travel = SleepSample(
             source: "Watch", start: 1_709_160_000, end: 1_709_163_000, stage: .deep,
             timeZoneIdentifier: "America/New_York")
-        let first = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(3)) {
-            sink in
-            try sink.append(night)
-            try sink.append(travel)
-            try sink.append(night)
-            return Self.audit(3)
-        }
+        let first = try Self.load([night, travel, night], for: user, with: loader)
         #expect(first.inserted == 2)
         #expect(first.duplicates == 1)
         // Earliest wake day 2024-02-28 (New York) minus one day.
@@ -55,12 +57,7 @@ struct SampleLoaderTests {
 
         let later = SleepSample(
             source: "Watch", start: Self.morning + 86_400 - 3600, end: Self.morning + 86_400, stage: .rem)
-        let second = try loader.load(userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: Self.audit(2)) {
-            sink in
-            try sink.append(night)
-            try sink.append(later)
-            return Self.audit(2)
-        }
+        let second = try Self.load([night, later], for: user, with: loader)
         #expect(second.inserted == 1)
         #expect(second.duplicates == 1)
         // 2024-03-02 minus one day, but the stored mark stays at the earlier 2024-02-27.
@@ -143,24 +140,14 @@ struct SampleLoaderBatchTests {
             SleepSample(
                 source: "Watch", start: base + Int64(index) * 600, end: base + Int64(index) * 600 + 300, stage: .core)
         }
-        let first = try loader.load(
-            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(4_000)
-        ) { sink in
-            for index in 0..<4_000 { try sink.append(sample(index)) }
-            return SampleLoaderTests.audit(4_000)
-        }
+        let first = try SampleLoaderTests.load((0..<4_000).map(sample), for: user, with: loader)
         #expect(first.inserted == 4_000)
         #expect(first.duplicates == 0)
         // 2024-03-01 07:00 Berlin is the earliest end: dirty from 2024-02-29.
         #expect(first.dirtyFrom == LocalDate(year: 2024, month: 2, day: 29))
         // The second run repeats the last 2 000 and adds 2 000 later ones, each twice.
-        let second = try loader.load(
-            userID: user.id, userTimeZone: user.timeZoneIdentifier, audit: SampleLoaderTests.audit(6_000)
-        ) { sink in
-            for index in 2_000..<6_000 { try sink.append(sample(index)) }
-            for index in 4_000..<6_000 { try sink.append(sample(index)) }
-            return SampleLoaderTests.audit(6_000)
-        }
+        let second = try SampleLoaderTests.load(
+            (2_000..<6_000).map(sample) + (4_000..<6_000).map(sample), for: user, with: loader)
         #expect(second.inserted == 2_000)
         #expect(second.duplicates == 4_000)
         // Sample 4 000 ends 2024-03-01T06:05Z + 2 400 000 s (27 days 18 h 40 min) =
@@ -272,22 +259,10 @@ struct SampleLoaderAppendTests {
         defer { connection.close() }
         let loader = SampleLoader(connection: connection)
         if !example.stored.isEmpty {
-            let first = try loader.load(
-                userID: user.id, userTimeZone: user.timeZoneIdentifier,
-                audit: SampleLoaderTests.audit(example.stored.count)
-            ) { sink in
-                for sample in example.stored { try sink.append(sample) }
-                return SampleLoaderTests.audit(example.stored.count)
-            }
+            let first = try SampleLoaderTests.load(example.stored, for: user, with: loader)
             #expect(first.inserted == example.stored.count)
         }
-        let outcome = try loader.load(
-            userID: user.id, userTimeZone: user.timeZoneIdentifier,
-            audit: SampleLoaderTests.audit(example.imported.count)
-        ) { sink in
-            for sample in example.imported { try sink.append(sample) }
-            return SampleLoaderTests.audit(example.imported.count)
-        }
+        let outcome = try SampleLoaderTests.load(example.imported, for: user, with: loader)
         #expect(outcome.inserted == example.inserted)
         #expect(outcome.duplicates == example.imported.count - example.inserted)
         #expect(outcome.dirtyFrom == example.earliestWakeDay?.adding(days: -LookBack.wakeDayMarginDays))

@@ -2,6 +2,7 @@ import Foundation
 import SleepCore
 import SleepReports
 import Testing
+import WebPageFixtures
 
 @testable import WebPages
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebPageFixtures
 
 @testable import WebPages
 
@@ -12,7 +13,21 @@ import Testing
 struct PageSafetyTests {
     static let pages = WebFixtures.allPages()
     static let hostilePages = WebFixtures.allPages(value: WebFixtures.hostileValue)
-    static let all = pages.map { ("ordinary", $0.name, $0.html) } + hostilePages.map { ("hostile", $0.name, $0.html) }
+    /// Every page by its name: the log shows the name, the test renders the page.
+    static let all = PageCase.Kind.allCases.flatMap { kind in kind.pages.map { PageCase(kind: kind, name: $0.name) } }
+
+    /// One page of ``WebFixtures/allPages(value:)``, named for the test log.
+    struct PageCase: Sendable, Hashable, CustomTestStringConvertible {
+        enum Kind: String, Sendable, CaseIterable {
+            case ordinary, hostile
+            var pages: [(name: String, html: String)] { self == .ordinary ? PageSafetyTests.pages : hostilePages }
+        }
+        let kind: Kind
+        let name: String
+        var testDescription: String { "\(kind.rawValue) \(name)" }
+        /// The rendered document.
+        var html: String { kind.pages.first { $0.name == name }?.html ?? "" }
+    }
 
     @Test("the pages are all there: every view, with and without data")
     func pageList() {
@@ -21,7 +36,8 @@ struct PageSafetyTests {
     }
 
     @Test("each page is one well-formed document: doctype, nesting, unique ids", arguments: all)
-    func wellFormed(kind: String, name: String, html: String) {
+    func wellFormed(page: PageCase) {
+        let (kind, name, html) = (page.kind.rawValue, page.name, page.html)
         #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"), "\(kind) \(name)")
         let scan = HTMLScan(html)
         #expect(scan.problems.isEmpty, "\(kind) \(name): \(scan.problems)")
@@ -34,7 +50,8 @@ struct PageSafetyTests {
     @Test(
         "nothing the Content-Security-Policy would block: scripts from /static/ only, no style, no handlers",
         arguments: all)
-    func contentSecurityPolicy(kind: String, name: String, html: String) {
+    func contentSecurityPolicy(page: PageCase) {
+        let (kind, name, html) = (page.kind.rawValue, page.name, page.html)
         let scan = HTMLScan(html)
         for script in scan.elements("script") {
             let source = script.attributes["src"] ?? ""
@@ -60,7 +77,8 @@ struct PageSafetyTests {
     }
 
     @Test("every input, select and textarea has a label for it", arguments: all)
-    func labels(kind: String, name: String, html: String) {
+    func labels(page: PageCase) {
+        let (kind, name, html) = (page.kind.rawValue, page.name, page.html)
         let scan = HTMLScan(html)
         let labelled = Set(scan.elements("label").compactMap { $0.attributes["for"] })
         let fields =
@@ -77,7 +95,8 @@ struct PageSafetyTests {
     }
 
     @Test("every form that changes something posts the CSRF token; searches are GET", arguments: all)
-    func csrf(kind: String, name: String, html: String) {
+    func csrf(page: PageCase) {
+        let (kind, name, html) = (page.kind.rawValue, page.name, page.html)
         let scan = HTMLScan(html)
         var index = 0
         while index < scan.tags.count {
@@ -103,8 +122,11 @@ struct PageSafetyTests {
         #expect(html.contains("<meta name=\"csrf-token\" content=\"csrf-test-token\">"), "\(kind) \(name)")
     }
 
-    @Test("a hostile value shows as text wherever it goes, never as markup or controls", arguments: hostilePages)
-    func hostileValues(name: String, html: String) {
+    @Test(
+        "a hostile value shows as text wherever it goes, never as markup or controls",
+        arguments: all.filter { $0.kind == .hostile })
+    func hostileValues(page: PageCase) {
+        let (name, html) = (page.name, page.html)
         for raw in ["<script>alert", "<img src=x", "<style>", "\u{202E}", "\u{1B}"] {
             #expect(!html.contains(raw), "\(name): \(raw.debugDescription) came through")
         }

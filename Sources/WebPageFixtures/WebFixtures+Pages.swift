@@ -1,23 +1,20 @@
-import Foundation
-import SleepCore
-import SleepReports
-
-@testable import WebPages
+public import SleepCore
+public import WebPages
 
 /// Every page rendered as a whole document, with ordinary and with hostile values, for the
 /// checks that apply to all of them.
 extension WebFixtures {
     /// Values a person controls that try to break out of the markup.
-    static let hostile = [
+    public static let hostile = [
         "<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "' onmouseover='alert(1)",
         "</li></ul><style>body{display:none}</style>", "a&b", "\u{202E}evil\u{1B}[2J",
     ]
 
     /// One hostile value of them all, for a field that takes one string.
-    static let hostileValue = hostile.joined(separator: " ")
+    public static let hostileValue = hostile.joined(separator: " ")
 
     /// A night like `night` whose source and zone are hostile.
-    static func hostileNight(_ night: Night) -> Night {
+    public static func hostileNight(_ night: Night) -> Night {
         var copy = night
         copy.source = hostileValue
         copy.timeZoneIdentifier = "Europe/Berlin\"><script>x</script>"
@@ -25,7 +22,8 @@ extension WebFixtures {
     }
 
     /// Imports in every state, with diagnostics and a failure reason.
-    static func imports(fileName: String = "export.zip", diagnostic: String = "export.xml:12: bad date") -> [ImportRow]
+    public static func imports(fileName: String = "export.zip", diagnostic: String = "export.xml:12: bad date")
+        -> [ImportRow]
     {
         [
             ImportRow(id: 4, state: .queued, fileName: fileName, sizeBytes: 3 << 30, createdAt: 1_742_200_000),
@@ -43,7 +41,7 @@ extension WebFixtures {
     }
 
     /// Tokens, one revoked.
-    static func tokens(name: String = "phone") -> [TokenRow] {
+    public static func tokens(name: String = "phone") -> [TokenRow] {
         [
             TokenRow(
                 id: "24d6149b81e45162", name: name, scope: .ingest, createdAt: 1_742_000_000, lastUsedAt: 1_742_100_000),
@@ -53,7 +51,7 @@ extension WebFixtures {
     }
 
     /// Every page, as (name, document), with `value` in every place a person's value goes.
-    static func allPages(value: String? = nil) -> [(name: String, html: String)] {
+    public static func allPages(value: String? = nil) -> [(name: String, html: String)] {
         let handle = value ?? "anna"
         let csrf = "csrf-test-token"
         let weekly = rich(.weekly)

@@ -1,42 +1,40 @@
-import Foundation
-import SleepCore
+public import SleepCore
 import SleepFixtures
-import SleepReports
-
-@testable import WebPages
+import WebPages
 
 /// Real summaries for the pages: ten years of generated nights of one person in
 /// Europe/Berlin (Apple Watch stages, trips, missing nights), built by SleepCore's own
-/// night builder and summary builder, as the rollup does.
-enum WebFixtures {
+/// night builder and summary builder, as the rollup does. For WebPagesTests and the
+/// `web-pages-preview` tool (docs/web-pages.md, "Looking at the pages").
+public enum WebFixtures {
     /// The as-of day of every summary here.
-    static let asOf = LocalDate(year: 2025, month: 3, day: 16)
+    public static let asOf = LocalDate(year: 2025, month: 3, day: 16)
 
     /// Ten years of nights up to `asOf` (the samples run through it, so its night is there).
-    static let richNights: [Night] = {
+    public static let richNights: [Night] = {
         let first = LocalDate(year: 2015, month: 3, day: 1)
         let samples = SleepStreamGenerator(seed: 42).samples(from: first, through: asOf)
         return NightBuilder().build(from: samples, userTimeZoneIdentifier: "Europe/Berlin").nights
     }()
 
     /// The rich summary of `horizon` as of `day`.
-    static func rich(_ horizon: Horizon, asOf day: LocalDate = asOf) -> Summary {
+    public static func rich(_ horizon: Horizon, asOf day: LocalDate = asOf) -> Summary {
         SummaryBuilder(nights: richNights).summary(horizon: horizon, asOf: day)
     }
 
     /// The stored nights of `summary`'s window, as the server passes them to the page.
-    static func windowNights(_ summary: Summary, from nights: [Night] = richNights) -> [Night] {
+    public static func windowNights(_ summary: Summary, from nights: [Night] = richNights) -> [Night] {
         nights.filter { summary.window.contains($0.wakeDay) }
     }
 
     /// Three nights only: the last three of the rich set before `asOf`.
-    static let sparseNights: [Night] = Array(richNights.filter { $0.wakeDay <= asOf }.suffix(3))
+    public static let sparseNights: [Night] = Array(richNights.filter { $0.wakeDay <= asOf }.suffix(3))
 
     /// The sparse summary (weekly).
-    static var sparse: Summary { SummaryBuilder(nights: sparseNights).summary(horizon: .weekly, asOf: asOf) }
+    public static var sparse: Summary { SummaryBuilder(nights: sparseNights).summary(horizon: .weekly, asOf: asOf) }
 
     /// A rendered dashboard document for `summary`.
-    static func dashboard(_ summary: Summary, nights: [Night]? = nil, handle: String = "anna") -> String {
+    public static func dashboard(_ summary: Summary, nights: [Night]? = nil, handle: String = "anna") -> String {
         WebLayout.render(
             DashboardView.page(
                 handle: handle, horizon: summary.horizon,
