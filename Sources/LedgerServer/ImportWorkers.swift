@@ -1,6 +1,6 @@
 import Foundation
 public import LedgerServices
-public import LedgerStore
+import LedgerStore
 
 /// Threads that import queued uploads: each holds its own database session (as the
 /// server's role, the schema checked once when it opens), claims the oldest job it may
