@@ -115,7 +115,4 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         if let detail, !detail.isEmpty { text += " - \(detail)" }
         return text
     }
-
-    /// Whether the server reported a unique-key violation (SQLSTATE 23505).
-    public var isUniqueViolation: Bool { sqlState == "23505" }
 }
