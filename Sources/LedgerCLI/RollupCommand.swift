@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Glibc
 import LedgerServices
 import SleepCore
 
