@@ -117,8 +117,21 @@ struct MigratorTests {
         let slow = Migration(version: 1, name: "slow", sql: "SELECT pg_sleep(0.3); CREATE TABLE slow_table (n int);")
         let migrator = try Migrator(migrations: [slow, Self.second])
         let conninfo = database.conninfo
-        let counts = try await onThreads([conninfo, conninfo]) { conninfo in
-            try migrator.migrate(on: try Connection(conninfo: conninfo)).count
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread {
+                            continuation.resume(
+                                with: Result {
+                                    let connection = try Connection(conninfo: conninfo)
+                                    return try migrator.migrate(on: connection).count
+                                })
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(counts.sorted() == [0, 2])
     }
@@ -191,18 +204,26 @@ struct MigratorTests {
                 environment: ["SLEEPLEDGER_MIGRATIONS": "/opt/custom"],
                 executablePath: root + "/prefix/bin/sleepledger",
                 currentDirectory: root) == "/opt/custom")
-        // Without the variable: (executable, current directory, the folder found).
-        let layouts = [
-            ("/prefix/bin/sleepledger", "/elsewhere", "/prefix/share/sleepledger/migrations"),
-            ("/repo/.build/debug/sleepledger", "/elsewhere", "/repo/migrations"),
-            ("/elsewhere/sleepledger", "/repo/migrations", "/repo/migrations"),
-        ]
-        for (executable, directory, expected) in layouts {
-            let found = Migrator.locateMigrationsFolder(
-                environment: [:], executablePath: root + executable, currentDirectory: root + directory)
-            #expect(
-                found.map { ($0 as NSString).standardizingPath }
-                    == (root + expected as NSString).standardizingPath, "\(executable) in \(directory)")
-        }
+        #expect(
+            Migrator.locateMigrationsFolder(
+                environment: [:], executablePath: root + "/prefix/bin/sleepledger",
+                currentDirectory: root + "/elsewhere"
+            )
+            .map { ($0 as NSString).standardizingPath }
+                == (root + "/prefix/share/sleepledger/migrations" as NSString).standardizingPath)
+        #expect(
+            Migrator.locateMigrationsFolder(
+                environment: [:], executablePath: root + "/repo/.build/debug/sleepledger",
+                currentDirectory: root + "/elsewhere"
+            )
+            .map { ($0 as NSString).standardizingPath }
+                == (root + "/repo/migrations" as NSString).standardizingPath)
+        #expect(
+            Migrator.locateMigrationsFolder(
+                environment: [:], executablePath: root + "/elsewhere/sleepledger",
+                currentDirectory: root + "/repo/migrations"
+            )
+            .map { ($0 as NSString).standardizingPath }
+                == (root + "/repo/migrations" as NSString).standardizingPath)
     }
 }

@@ -131,12 +131,25 @@ struct RoleTests {
             try Migrator(folder: TestDatabase.migrationsFolder).migrate(on: connection)
             conninfos.append(database.conninfo)
         }
-        let runs = try await onThreads(conninfos) { conninfo in
-            try DatabaseRoles.apply(
-                on: try Connection(conninfo: conninfo),
-                script: DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder))
-            return true
+        let runs = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for conninfo in conninfos {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread {
+                            continuation.resume(
+                                with: Result {
+                                    let connection = try Connection(conninfo: conninfo)
+                                    try DatabaseRoles.apply(
+                                        on: connection,
+                                        script: DatabaseRoles.script(migrationsFolder: TestDatabase.migrationsFolder))
+                                    return true
+                                })
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: 0) { count, ok in count += ok ? 1 : 0 }
         }
-        #expect(runs.count == 4)
+        #expect(runs == 4)
     }
 }
