@@ -139,20 +139,6 @@ struct ImportServiceTests {
         #expect(try SummaryService(session: fixture.session).absence(of: anna) == .neverRolledUp)
     }
 
-    /// The user's one `imports` row: status, diagnostics kept (count, bytes), diagnostics
-    /// not kept, warnings (JSON text), read on a connection of its own.
-    static func auditRow(_ fixture: ServiceFixture, userID: Int64) throws -> Row {
-        let connection = try Connection(conninfo: fixture.conninfo)
-        defer { connection.close() }
-        return try connection.execute(
-            """
-            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
-                warnings::text
-            FROM imports WHERE user_id = $1
-            """, [.int64(userID)]
-        ).single()
-    }
-
     @Test(
         "many rejected records with long values: the good ones are stored, the audit row's diagnostics are bounded and the rest counted"
     )
@@ -185,7 +171,15 @@ struct ImportServiceTests {
         #expect(result.outcome?.inserted == 11)
         #expect(result.report.rejected == 1_100)
 
-        let row = try Self.auditRow(fixture, userID: anna.id)
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let row = try connection.execute(
+            """
+            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
+                warnings::text
+            FROM imports WHERE user_id = $1
+            """, [.int64(anna.id)]
+        ).single()
         #expect(try row.string(0) == "succeeded")
         #expect(try row.int(1) == 1_000)
         // About 150 bytes a diagnostic; before the fix the 1 100 whole values made 9 MB.
@@ -239,7 +233,15 @@ struct ImportServiceTests {
         #expect(result.outcome?.inserted == 1)
         #expect(result.report.diagnostics.count == 40_000)
 
-        let row = try Self.auditRow(fixture, userID: anna.id)
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let row = try connection.execute(
+            """
+            SELECT status, jsonb_array_length(diagnostics), octet_length(diagnostics::text), diagnostics_not_kept,
+                warnings::text
+            FROM imports WHERE user_id = $1
+            """, [.int64(anna.id)]
+        ).single()
         #expect(try row.string(0) == "succeeded")
         let storedCount = try row.int(1) ?? 0
         #expect(storedCount > 10_000 && storedCount < 40_000)
