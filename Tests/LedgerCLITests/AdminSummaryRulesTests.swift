@@ -4,6 +4,12 @@ import Testing
 
 @testable import LedgerCLI
 
+// The admin commands move to a target of their own (AdminCLI): the test finds them there
+// once it exists.
+#if canImport(AdminCLI)
+    @testable import AdminCLI
+#endif
+
 /// The admin summary's texts name the thresholds of the rules the summary was computed
 /// with: each row changes one rule and finds the changed figure where the standard rules'
 /// text was.

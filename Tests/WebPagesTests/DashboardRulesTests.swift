@@ -1,4 +1,5 @@
 import SleepCore
+import SleepFixtures
 import Testing
 
 @testable import WebPages
@@ -20,8 +21,14 @@ struct DashboardRulesTests {
         var testDescription: String { name }
     }
 
-    static let summary = WebFixtures.rich(.weekly)
-    static let bare = SummaryBuilder(nights: []).summary(horizon: .weekly, asOf: WebFixtures.asOf)
+    static let asOf = LocalDate(year: 2025, month: 3, day: 16)
+    /// Ten weeks of generated nights up to `asOf`, built as the rollup does.
+    static let nights: [Night] = NightBuilder().build(
+        from: SleepStreamGenerator(seed: 42).samples(from: LocalDate(year: 2025, month: 1, day: 5), through: asOf),
+        userTimeZoneIdentifier: "Europe/Berlin"
+    ).nights
+    static let summary = SummaryBuilder(nights: nights).summary(horizon: .weekly, asOf: asOf)
+    static let bare = SummaryBuilder(nights: []).summary(horizon: .weekly, asOf: asOf)
     static let latePatterns = SleepPatterns(
         trackedNights: 9, lateBedtimes: SleepPatterns.LateBedtimes(lateNights: 4, trackedNights: 9, threshold: 3))
 
@@ -108,7 +115,9 @@ struct DashboardRulesTests {
         let rules = MetricRules(rollingWindowNights: 21, score: ScoreRules(excellentFrom: 95))
         let page = DashboardView.page(
             handle: "anna", horizon: .weekly,
-            content: .summary(Self.summary, windowNights: WebFixtures.windowNights(Self.summary)), rules: rules)
+            content: .summary(
+                Self.summary, windowNights: Self.nights.filter { Self.summary.window.contains($0.wakeDay) }),
+            rules: rules)
         let html = page.body.description
         #expect(html.contains("<dt>Rolling 21 nights</dt>"))
         #expect(html.contains("Excellent is 95 and up"))
