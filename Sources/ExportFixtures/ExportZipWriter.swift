@@ -13,23 +13,11 @@ public enum ExportZipWriter {
 
     /// Writes the zip to `path`.
     public static func write(samples: [SleepSample], spec: ExportSpec, toPath path: String) throws {
-        guard let archive = archive_write_new() else {
-            throw WriteError(description: "archive_write_new failed")
-        }
-        defer { archive_write_free(archive) }
-        func check(_ status: Int32, _ what: String) throws {
-            guard status >= ARCHIVE_WARN else {
-                let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-                throw WriteError(description: "\(what): \(message)")
+        try withZip(toPath: path) { archive, check in
+            try writeEntry(archive, name: spec.zipEntryName, size: nil, check: check) { sink in
+                try ExportXMLWriter.write(samples: samples, spec: spec, to: sink)
             }
-        }
-        try check(archive_write_set_format_zip(archive), "zip format")
-        try check(archive_write_zip_set_compression_deflate(archive), "deflate")
-        try check(archive_write_open_filename(archive, path), "open \(path)")
-        try writeEntry(archive, name: spec.zipEntryName, size: nil, check: check) { sink in
-            try ExportXMLWriter.write(samples: samples, spec: spec, to: sink)
-        }
-        if spec.includesClinicalDocument {
+            guard spec.includesClinicalDocument else { return }
             let cda = Array(clinicalDocument.utf8)
             let directory = spec.zipEntryName.split(separator: "/").dropLast().joined(separator: "/")
             let cdaName = directory.isEmpty ? "export_cda.xml" : directory + "/export_cda.xml"
@@ -38,7 +26,6 @@ public enum ExportZipWriter {
                 try sink.flush()
             }
         }
-        try check(archive_write_close(archive), "close")
     }
 
     /// Writes a zip to `path` holding one deflated entry, `entryName`, whose bytes `body`
@@ -46,6 +33,20 @@ public enum ExportZipWriter {
     /// descriptor.
     public static func write(
         entryName: String = "apple_health_export/export.xml", toPath path: String, body: (ByteSink) throws -> Void
+    ) throws {
+        try withZip(toPath: path) { archive, check in
+            try writeEntry(archive, name: entryName, size: nil, check: check) { sink in
+                try body(sink)
+                try sink.flush()
+            }
+        }
+    }
+
+    /// Opens a deflating zip writer on `path`, lets `fill` write the entries (with `check`,
+    /// which turns a libarchive status below `ARCHIVE_WARN` into a ``WriteError``), and
+    /// closes it.
+    private static func withZip(
+        toPath path: String, _ fill: (OpaquePointer, (Int32, String) throws -> Void) throws -> Void
     ) throws {
         guard let archive = archive_write_new() else {
             throw WriteError(description: "archive_write_new failed")
@@ -60,10 +61,7 @@ public enum ExportZipWriter {
         try check(archive_write_set_format_zip(archive), "zip format")
         try check(archive_write_zip_set_compression_deflate(archive), "deflate")
         try check(archive_write_open_filename(archive, path), "open \(path)")
-        try writeEntry(archive, name: entryName, size: nil, check: check) { sink in
-            try body(sink)
-            try sink.flush()
-        }
+        try fill(archive, check)
         try check(archive_write_close(archive), "close")
     }
 

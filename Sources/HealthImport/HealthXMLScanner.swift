@@ -89,7 +89,6 @@ final class HealthXMLScanner {
     private static let instructionClose = Array("?>".utf8)
     private static let rootName = Array("HealthData".utf8)
     private static let recordName = Array("Record".utf8)
-    private static let typeName = Array("type".utf8)
     private static let sleepType = Array(SleepRecordFields.sleepAnalysisType.utf8)
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 

@@ -59,12 +59,9 @@ enum ZipExportExtractor {
                 throw damaged("the zip archive is truncated or damaged")
             }
             let name = entryName(entry)
-            let isRegularFile = archive_entry_filetype(entry) == regularFileType
-            let baseName = name.split(separator: "/").last.map(String.init) ?? name
-            if isExportFound || !isRegularFile || baseName.hasSuffix("_cda.xml") {
-                guard archive_read_data_skip(archive) >= ARCHIVE_WARN else {
-                    throw damaged("the zip archive is truncated or damaged in entry \(name)")
-                }
+            let damagedEntry = { damaged("the zip archive is truncated or damaged in entry \(name)") }
+            guard !isExportFound, isCandidate(entry, name: name) else {
+                try skipData(of: archive, orThrow: damagedEntry)
                 continue
             }
             if archive_entry_size_is_set(entry) != 0,
@@ -73,63 +70,17 @@ enum ZipExportExtractor {
                 throw sizeCapExceeded(input: input.name, entry: name, options: options)
             }
             let consumedAtStart = archive_filter_bytes(archive, -1)
-            var head = [UInt8](repeating: 0, count: recognitionBytes)
-            var headCount = 0
-            while headCount < head.count {
-                let got = head.withUnsafeMutableBytes { buffer -> la_ssize_t in
-                    guard let base = buffer.baseAddress else { return 0 }
-                    return archive_read_data(archive, base + headCount, buffer.count - headCount)
-                }
-                if got < 0 { throw damaged("the zip archive is truncated or damaged in entry \(name)") }
-                if got == 0 { break }
-                headCount += got
-            }
-            head.removeSubrange(headCount...)
+            let head = try readHead(of: archive, orThrow: damagedEntry)
             guard isHealthExport(head: head) else {
-                guard archive_read_data_skip(archive) >= ARCHIVE_WARN else {
-                    throw damaged("the zip archive is truncated or damaged in entry \(name)")
-                }
+                try skipData(of: archive, orThrow: damagedEntry)
                 continue
             }
             isExportFound = true
             guard queue.push(.entry(name: name)), queue.push(.bytes(head)) else { return }
-            var inflated = Int64(headCount)
-            while true {
-                var chunkCount = 0
-                let chunk = [UInt8](unsafeUninitializedCapacity: options.chunkBytes) {
-                    buffer, initialized in
-                    var filled = 0
-                    while filled < buffer.count, let base = buffer.baseAddress {
-                        let got = archive_read_data(archive, base + filled, buffer.count - filled)
-                        if got <= 0 {
-                            if got < 0 { filled = -1 }
-                            break
-                        }
-                        filled += got
-                    }
-                    chunkCount = filled
-                    initialized = max(filled, 0)
-                }
-                if chunkCount < 0 {
-                    throw damaged("the zip archive is truncated or damaged in entry \(name)")
-                }
-                if chunkCount == 0 { break }
-                inflated += Int64(chunkCount)
-                if inflated > options.maximumEntryBytes {
-                    throw sizeCapExceeded(input: input.name, entry: name, options: options)
-                }
-                let consumed = max(archive_filter_bytes(archive, -1) - consumedAtStart, 1)
-                if inflated > options.compressionRatioGraceBytes,
-                    Double(inflated) > options.maximumCompressionRatio * Double(consumed)
-                {
-                    throw ImportError.badFile(
-                        file: input.name, line: nil,
-                        reason:
-                            "entry \(name) inflates more than \(Int(options.maximumCompressionRatio)):1; refused as a possible zip bomb"
-                    )
-                }
-                guard queue.push(.bytes(chunk)) else { return }
-            }
+            let isStreamed = try streamRest(
+                of: name, archive: archive, inflatedSoFar: Int64(head.count), consumedAtStart: consumedAtStart,
+                input: input.name, options: options, queue: queue, orThrow: damagedEntry)
+            guard isStreamed else { return }
         }
         guard isExportFound else {
             throw ImportError.badFile(
@@ -138,6 +89,84 @@ enum ZipExportExtractor {
                     "no Apple Health export in this zip (no entry with a <HealthData> root, such as apple_health_export/export.xml)"
             )
         }
+    }
+
+    /// Whether `entry` may be the Health export: a regular file, not the `*_cda.xml` one.
+    private static func isCandidate(_ entry: OpaquePointer, name: String) -> Bool {
+        let baseName = name.split(separator: "/").last.map(String.init) ?? name
+        return archive_entry_filetype(entry) == regularFileType && !baseName.hasSuffix("_cda.xml")
+    }
+
+    /// Skips the current entry's data.
+    private static func skipData(of archive: OpaquePointer, orThrow damaged: () -> ImportError) throws {
+        guard archive_read_data_skip(archive) >= ARCHIVE_WARN else { throw damaged() }
+    }
+
+    /// The first ``recognitionBytes`` of the current entry (fewer when it is shorter).
+    private static func readHead(of archive: OpaquePointer, orThrow damaged: () -> ImportError) throws -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: recognitionBytes)
+        var headCount = 0
+        while headCount < head.count {
+            let got = head.withUnsafeMutableBytes { buffer -> la_ssize_t in
+                guard let base = buffer.baseAddress else { return 0 }
+                return archive_read_data(archive, base + headCount, buffer.count - headCount)
+            }
+            if got < 0 { throw damaged() }
+            if got == 0 { break }
+            headCount += got
+        }
+        head.removeSubrange(headCount...)
+        return head
+    }
+
+    /// Sends the rest of the export entry `name` to `queue` in chunks, refusing it past the
+    /// size cap or the compression ratio. Returns `false` when the queue was cancelled.
+    private static func streamRest(
+        of name: String, archive: OpaquePointer, inflatedSoFar: Int64, consumedAtStart: Int64, input: String,
+        options: ReaderOptions, queue: ChunkQueue, orThrow damaged: () -> ImportError
+    ) throws -> Bool {
+        var inflated = inflatedSoFar
+        while true {
+            let chunk = try readChunk(of: archive, bytes: options.chunkBytes, orThrow: damaged)
+            if chunk.isEmpty { return true }
+            inflated += Int64(chunk.count)
+            if inflated > options.maximumEntryBytes {
+                throw sizeCapExceeded(input: input, entry: name, options: options)
+            }
+            let consumed = max(archive_filter_bytes(archive, -1) - consumedAtStart, 1)
+            if inflated > options.compressionRatioGraceBytes,
+                Double(inflated) > options.maximumCompressionRatio * Double(consumed)
+            {
+                throw ImportError.badFile(
+                    file: input, line: nil,
+                    reason:
+                        "entry \(name) inflates more than \(Int(options.maximumCompressionRatio)):1; refused as a possible zip bomb"
+                )
+            }
+            guard queue.push(.bytes(chunk)) else { return false }
+        }
+    }
+
+    /// Up to `bytes` inflated bytes of the current entry; empty at its end.
+    private static func readChunk(of archive: OpaquePointer, bytes: Int, orThrow damaged: () -> ImportError) throws
+        -> [UInt8]
+    {
+        var chunkCount = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, initialized in
+            var filled = 0
+            while filled < buffer.count, let base = buffer.baseAddress {
+                let got = archive_read_data(archive, base + filled, buffer.count - filled)
+                if got <= 0 {
+                    if got < 0 { filled = -1 }
+                    break
+                }
+                filled += got
+            }
+            chunkCount = filled
+            initialized = max(filled, 0)
+        }
+        if chunkCount < 0 { throw damaged() }
+        return chunk
     }
 
     private static func sizeCapExceeded(input: String, entry: String, options: ReaderOptions)

@@ -41,7 +41,7 @@ struct AdminSummaryCommand: AdminCommand {
         case .json:
             context.console.print(try JSONText.encode(summary))
         default:
-            var text = Self.text(summary, user: user, style: context.style)
+            var text = Self.text(summary, user: user, style: context.style, rules: context.results.rules)
             if asOf == nil {
                 let state = try context.results.lastRollup(of: user)
                 if let at = state.at {
@@ -53,22 +53,33 @@ struct AdminSummaryCommand: AdminCommand {
         }
     }
 
-    /// The dashboard as text.
-    static func text(_ summary: Summary, user: User, style: AdminStyle) -> TerminalText {
-        var lines: [TerminalText] = []
-        let hours = ReportFormat.hours as (Int64) -> String
-        let band = summary.goalBand
-        lines.append(
+    /// The dashboard as text; the thresholds it names are those of `rules`, the rules the
+    /// summary was computed with.
+    static func text(_ summary: Summary, user: User, style: AdminStyle, rules: MetricRules = .standard)
+        -> TerminalText
+    {
+        var lines: [TerminalText] = [
             style.paint("\(user.handle)", .bold)
-                + "  \(summary.horizon.rawValue) summary as of \(summary.asOf)  (\(summary.window.first) to \(summary.window.last), \(user.timeZoneIdentifier))"
-        )
-        lines.append("")
+                + "  \(summary.horizon.rawValue) summary as of \(summary.asOf)  (\(summary.window.first) to \(summary.window.last), \(user.timeZoneIdentifier))",
+            "",
+        ]
+        lines += debtLines(summary, style: style, rules: rules) + [""]
+        lines += scoreLines(summary.score, style: style) + [""]
+        lines += lastNightLines(summary, user: user, style: style) + [""]
+        lines += weekLines(summary, style: style, rules: rules) + [""]
+        lines += debtSeriesLines(summary, style: style)
+        while let last = lines.last, last.visible.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        return lines.reduce(into: TerminalText.empty) { $0 += $1.trimmingTrailingSpaces() + "\n" }
+    }
 
-        // Debt headline.
+    /// The debt headline, the nightly average, the rolling debt and the recovery plans.
+    static func debtLines(_ summary: Summary, style: AdminStyle, rules: MetricRules) -> [TerminalText] {
+        let hours = ReportFormat.hours as (Int64) -> String
         let debt = summary.debt
-        lines.append(
+        var lines: [TerminalText] = [
             style.paint("Sleep debt  \(hours(debt.debtSeconds))", .bold) + "  " + style.severity(debt.severity)
-                + "  over \(ReportFormat.nights(debt.trackedNights)) against a target of \(hours(band.targetSeconds))")
+                + "  over \(ReportFormat.nights(debt.trackedNights)) against a target of \(hours(summary.goalBand.targetSeconds))"
+        ]
         if let average = debt.averageNightlyBalanceSeconds, let asleep = debt.averageAsleepSeconds {
             let relation =
                 average < 0
@@ -78,91 +89,100 @@ struct AdminSummaryCommand: AdminCommand {
         } else {
             lines.append("  Nightly average   no tracked nights in this window")
         }
-        if let rolling = summary.rollingDebt {
+        let rollingLabel = "Rolling \(rules.rollingWindowNights) nights"
+        guard let rolling = summary.rollingDebt else {
             lines.append(
-                "  Rolling 14 nights \(hours(rolling.debtSeconds)) over \(ReportFormat.nights(rolling.trackedNights)) (\(rolling.window.first) to \(rolling.window.last)), "
-                    + style.severity(rolling.severity))
-            let plans = rolling.recovery.map { plan in
-                let needed: String
-                if let count = plan.nightsNeeded {
-                    needed = count == 0 ? "already recovered" : "\(count) night\(count == 1 ? "" : "s")"
-                } else {
-                    needed = "more than \(plan.nightCap) nights"
-                }
-                return "+\(hours(plan.extraSeconds)) a night: \(needed)"
+                "  \(rollingLabel) fewer than \(rules.rollingMinimumTrackedNights) tracked nights in the last \(rules.rollingWindowNights) days"
+            )
+            return lines
+        }
+        lines.append(
+            "  \(rollingLabel) \(hours(rolling.debtSeconds)) over \(ReportFormat.nights(rolling.trackedNights)) (\(rolling.window.first) to \(rolling.window.last)), "
+                + style.severity(rolling.severity))
+        let plans = rolling.recovery.map { plan in
+            let needed: String
+            if let count = plan.nightsNeeded {
+                needed = count == 0 ? "already recovered" : "\(count) night\(count == 1 ? "" : "s")"
+            } else {
+                needed = "more than \(plan.nightCap) nights"
             }
-            if !plans.isEmpty { lines.append("  Recovery          \(plans.joined(separator: "; "))") }
-        } else {
-            lines.append("  Rolling 14 nights fewer than 5 tracked nights in the last 14 days")
+            return "+\(hours(plan.extraSeconds)) a night: \(needed)"
         }
-        lines.append("")
-
-        // Score.
-        let score = summary.score
-        lines.append(style.paint("Sleep score  \(score.overall)/100", .bold) + "  \(score.grade.rawValue)")
-        if let c = score.components {
-            lines.append(
-                "  Duration \(c.duration)  Efficiency \(c.efficiency)  Consistency \(c.consistency)  Stages \(c.stages)"
-            )
-        } else {
-            lines.append("  no tracked nights to score")
+        if !plans.isEmpty {
+            let column = String(repeating: " ", count: max(1, rollingLabel.count + 1 - "Recovery".count))
+            lines.append("  Recovery\(column)\(plans.joined(separator: "; "))")
         }
-        lines.append("")
+        return lines
+    }
 
-        // Last night.
-        if let last = summary.lastNight {
-            let zone = last.timeZoneIdentifier == user.timeZoneIdentifier ? "" : " (\(last.timeZoneIdentifier))"
-            lines.append(
-                style.paint("Last night  \(hours(last.asleepSeconds)) asleep", .bold)
-                    + "  woke \(last.wakeDay), in bed \(ReportFormat.clock(last.bedtimeLocal)) to \(ReportFormat.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(ReportFormat.percent(last.efficiency))"
-            )
-            let p = last.stageProportions
-            var legend: [String] = [
-                "Deep \(ReportFormat.percent(p.deep))", "REM \(ReportFormat.percent(p.rem))",
-                "Core \(ReportFormat.percent(p.core))",
-            ]
-            if p.unspecified > 0 { legend.append("Unstaged \(ReportFormat.percent(p.unspecified))") }
-            legend.append("Awake \(ReportFormat.percent(p.awake))")
-            lines.append("  [\(style.stageBar(p, width: 40))]  \(legend.joined(separator: "  "))")
-        } else {
-            lines.append(style.paint("Last night", .bold) + "  no night woke on \(summary.asOf) or the day before")
+    /// The score and its components.
+    static func scoreLines(_ score: SleepScore, style: AdminStyle) -> [TerminalText] {
+        let headline = style.paint("Sleep score  \(score.overall)/100", .bold) + "  \(score.grade.rawValue)"
+        guard let c = score.components else { return [headline, "  no tracked nights to score"] }
+        return [
+            headline,
+            "  Duration \(c.duration)  Efficiency \(c.efficiency)  Consistency \(c.consistency)  Stages \(c.stages)",
+        ]
+    }
+
+    /// Last night with its stage bar.
+    static func lastNightLines(_ summary: Summary, user: User, style: AdminStyle) -> [TerminalText] {
+        guard let last = summary.lastNight else {
+            return [style.paint("Last night", .bold) + "  no night woke on \(summary.asOf) or the day before"]
         }
-        lines.append("")
+        let hours = ReportFormat.hours as (Int64) -> String
+        let zone = last.timeZoneIdentifier == user.timeZoneIdentifier ? "" : " (\(last.timeZoneIdentifier))"
+        let p = last.stageProportions
+        var legend: [String] = [
+            "Deep \(ReportFormat.percent(p.deep))", "REM \(ReportFormat.percent(p.rem))",
+            "Core \(ReportFormat.percent(p.core))",
+        ]
+        if p.unspecified > 0 { legend.append("Unstaged \(ReportFormat.percent(p.unspecified))") }
+        legend.append("Awake \(ReportFormat.percent(p.awake))")
+        return [
+            style.paint("Last night  \(hours(last.asleepSeconds)) asleep", .bold)
+                + "  woke \(last.wakeDay), in bed \(ReportFormat.clock(last.bedtimeLocal)) to \(ReportFormat.clock(last.wakeLocal))\(zone), \(hours(last.timeInBedSeconds)) in bed, efficiency \(ReportFormat.percent(last.efficiency))",
+            "  [\(style.stageBar(p, width: 40))]  \(legend.joined(separator: "  "))",
+        ]
+    }
 
-        // Weekly quick stats.
+    /// The week's quick stats, the trend and the patterns.
+    static func weekLines(_ summary: Summary, style: AdminStyle, rules: MetricRules) -> [TerminalText] {
+        let hours = ReportFormat.hours as (Int64) -> String
         let week = summary.weekly
-        var stats = ["\(week.complianceText) at or above \(hours(band.minimumSeconds))"]
+        var stats = ["\(week.complianceText) at or above \(hours(summary.goalBand.minimumSeconds))"]
         if let average = week.averageAsleepSeconds { stats.insert("average \(hours(average)) asleep", at: 0) }
         if let efficiency = week.averageEfficiency { stats.append("efficiency \(ReportFormat.percent(efficiency))") }
-        lines.append(
+        var lines: [TerminalText] = [
             style.paint("This week", .bold)
-                + "  (\(week.window.first) to \(week.window.last))  \(stats.joined(separator: ", "))")
-
-        // Trend.
+                + "  (\(week.window.first) to \(week.window.last))  \(stats.joined(separator: ", "))"
+        ]
         if let trend = summary.trend {
             lines.append(
                 style.paint("Trend", .bold)
                     + "  \(trend.direction.rawValue) (\(ReportFormat.signedHours(trend.differenceHours)) later half against earlier half, \(trend.nights) nights)"
             )
         } else {
-            lines.append(style.paint("Trend", .bold) + "  fewer than 3 tracked nights")
+            lines.append(style.paint("Trend", .bold) + "  fewer than \(rules.trendMinimumNights) tracked nights")
         }
-
-        // Patterns.
-        let findings = patternLines(summary.patterns)
+        let findings = patternLines(summary.patterns, rules: rules)
         if summary.patterns == nil {
-            lines.append(style.paint("Patterns", .bold) + "  fewer than 5 tracked nights")
+            lines.append(
+                style.paint("Patterns", .bold) + "  fewer than \(rules.patternMinimumTrackedNights) tracked nights")
         } else if findings.isEmpty {
             lines.append(style.paint("Patterns", .bold) + "  none triggered")
         } else {
             lines.append(style.paint("Patterns", .bold))
             lines += findings.map { "  \($0)" }
         }
-        lines.append("")
+        return lines
+    }
 
-        // Debt series.
-        lines.append(
-            style.paint("Debt by \(ReportFormat.bucketName(summary.horizon))", .bold) + "  (shortfall, cumulative)")
+    /// The debt series as a bar chart, one row a bucket.
+    static func debtSeriesLines(_ summary: Summary, style: AdminStyle) -> [TerminalText] {
+        let hours = ReportFormat.hours as (Int64) -> String
+        let heading =
+            style.paint("Debt by \(ReportFormat.bucketName(summary.horizon))", .bold) + "  (shortfall, cumulative)"
         let maximum = Double(summary.buckets.map(\.debtSeconds).max() ?? 0)
         var table = TextTable(header: ["", "", "", ""])
         for bucket in summary.buckets {
@@ -175,13 +195,11 @@ struct AdminSummaryCommand: AdminCommand {
                     "\(hours(bucket.cumulativeDebtSeconds))", painted,
                 ] as [TerminalText])
         }
-        lines += table.lines.dropFirst()
-        while let last = lines.last, last.visible.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
-        return lines.reduce(into: TerminalText.empty) { $0 += $1.trimmingTrailingSpaces() + "\n" }
+        return [heading] + table.lines.dropFirst()
     }
 
     /// The triggered patterns with their figures.
-    static func patternLines(_ patterns: SleepPatterns?) -> [String] {
+    static func patternLines(_ patterns: SleepPatterns?, rules: MetricRules = .standard) -> [String] {
         guard let patterns else { return [] }
         var lines: [String] = []
         if let jetLag = patterns.socialJetLag {
@@ -191,7 +209,7 @@ struct AdminSummaryCommand: AdminCommand {
         }
         if let late = patterns.lateBedtimes {
             lines.append(
-                "Late bedtimes: \(late.lateNights) of \(late.trackedNights) nights in bed between 00:00 and 04:59 (more than \(late.threshold))"
+                "Late bedtimes: \(late.lateNights) of \(late.trackedNights) nights in bed between \(clockHour(rules.lateBedtimeFromHour)) and \(clockHour(rules.lateBedtimeUntilHour, minute: -1)) (more than \(late.threshold))"
             )
         }
         if let deep = patterns.lowDeepSleep {
@@ -208,4 +226,11 @@ struct AdminSummaryCommand: AdminCommand {
     }
 
     static func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// `hour:minute` on a 24-hour clock, `minute` minutes after the hour (wrapping round
+    /// midnight): `clockHour(5, minute: -1)` is `04:59`.
+    static func clockHour(_ hour: Int, minute: Int = 0) -> String {
+        let minutes = ((hour * 60 + minute) % 1440 + 1440) % 1440
+        return String(format: "%02d:%02d", minutes / 60, minutes % 60)
+    }
 }

@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Glibc
 import LedgerServices
 import SleepCore
 
@@ -46,7 +44,7 @@ enum RollupCommand {
         let rollup = RollupService(database: database, settings: settings)
 
         let stop = RollupStopSignal()
-        let signals = StopSignalHandlers(stop: stop)
+        let signals = StopSignalHandlers { stop.raise() }
         defer { signals.restore() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -100,27 +98,5 @@ struct RollupRunReport: Encodable {
         try report.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode((durationSeconds * 1000).rounded() / 1000, forKey: .durationSeconds)
-    }
-}
-
-/// SIGTERM and SIGINT raise the stop signal while a rollup runs; the previous handlers
-/// come back afterwards.
-final class StopSignalHandlers {
-    private var sources: [any DispatchSourceSignal] = []
-    private var previous: [(Int32, sighandler_t?)] = []
-
-    init(stop: RollupStopSignal) {
-        for number in [SIGTERM, SIGINT] {
-            previous.append((number, signal(number, SIG_IGN)))
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.raise() }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func restore() {
-        for source in sources { source.cancel() }
-        for (number, handler) in previous { signal(number, handler) }
     }
 }

@@ -211,15 +211,8 @@ enum ServeCommand {
     /// Blocks until SIGTERM or SIGINT.
     static func waitForStopSignal() {
         let stopped = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            sources.append(source)
-        }
+        let handlers = StopSignalHandlers { stopped.signal() }
         stopped.wait()
-        for source in sources { source.cancel() }
+        handlers.cancel()
     }
 }

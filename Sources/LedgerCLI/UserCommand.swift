@@ -40,79 +40,98 @@ enum UserCommand {
         let handles = Array(arguments.positionals.dropFirst())
         let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
         switch action {
-        case "add":
-            let handle = try singleHandle(handles)
-            guard arguments.value("handle") == nil else {
-                throw CLIError.usage("user add takes the handle as its argument, not --handle", help: usage)
-            }
-            guard let zone = arguments.value("time-zone") else {
-                throw CLIError.usage("user add needs --time-zone (an IANA zone such as Europe/Berlin)", help: usage)
-            }
-            let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
-            let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
-            try UserService.validate(timeZone: zone)
-            try UserService.validate(
-                goals: SleepGoals(
-                    targetSeconds: target ?? SleepGoals().targetSeconds,
-                    minimumSeconds: minimum ?? SleepGoals().minimumSeconds))
-            try UserService.validate(handle: handle)
-            let session = try database.open(access: .writes)
-            defer { session.close() }
-            let user = try UserService(session: session).add(
-                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum)
-            console.print("added \(describe(user))")
-        case "list":
-            guard handles.isEmpty else { throw CLIError.usage("user list takes no handle", help: usage) }
-            let format = try OutputFormat.parse(arguments.value("format"), allowed: [.text, .json, .csv], usage: usage)
-            let session = try database.open(access: .reads)
-            defer { session.close() }
-            try printUsers(try UserService(session: session).list(), format: format, console: console)
-        case "set":
-            let handle = try singleHandle(handles)
-            let newHandle = arguments.value("handle")
-            let zone = arguments.value("time-zone")
-            let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
-            let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
-            guard newHandle != nil || zone != nil || target != nil || minimum != nil else {
-                throw CLIError.usage("user set needs --handle, --time-zone, --target or --minimum", help: usage)
-            }
-            if let newHandle { try UserService.validate(handle: newHandle) }
-            if let zone { try UserService.validate(timeZone: zone) }
-            let session = try database.open(access: .writes)
-            defer { session.close() }
-            let updated = try UserService(session: session).update(
-                handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum, newHandle: newHandle)
-            console.print("updated \(describe(updated))")
-        case "remove":
-            let handle = try singleHandle(handles)
-            guard arguments.has("yes") else {
-                throw CLIError.usage(
-                    "user remove deletes \(MessageText.quoted(handle)) and all of their sleep data; repeat with --yes to confirm"
-                )
-            }
-            let session = try database.open(access: .writes)
-            defer { session.close() }
-            try UserService(session: session).remove(handle: handle) { holder in
-                console.note(
-                    "sleepledger: waiting for \(MessageText.escaped(ImportLockHolder.text(holder, handle: handle))) to finish"
-                )
-            }
-            console.print("removed \(MessageText.escaped(handle)) and all of their data")
-        case "passwd":
-            let handle = try singleHandle(handles)
-            let password = try PasswordInput.read(for: handle, console: console)
-            _ = try PasswordRules.newPassword(password)
-            let session = try database.open(access: .writes)
-            defer { session.close() }
-            let (user, ended) = try PasswordService(session: session, hashing: PasswordHashing(maximumConcurrent: 1))
-                .set(
-                    handle: handle, password: password, now: Int64(Date().timeIntervalSince1970))
-            console.print(
-                "set the password of \(MessageText.escaped(user.handle))"
-                    + (ended == 0 ? "" : " (ended \(ended) web session\(ended == 1 ? "" : "s"))"))
-        default:
-            throw CLIError.usage("unknown user action \(MessageText.quoted(action))", help: usage)
+        case "add": try add(handles, arguments, database: database, console: console)
+        case "list": try list(handles, arguments, database: database, console: console)
+        case "set": try set(handles, arguments, database: database, console: console)
+        case "remove": try remove(handles, arguments, database: database, console: console)
+        case "passwd": try passwd(handles, database: database, console: console)
+        default: throw CLIError.usage("unknown user action \(MessageText.quoted(action))", help: usage)
         }
+    }
+
+    /// `user add HANDLE --time-zone ZONE [--target D] [--minimum D]`.
+    static func add(_ handles: [String], _ arguments: Arguments, database: LedgerDatabase, console: Console) throws {
+        let handle = try singleHandle(handles)
+        guard arguments.value("handle") == nil else {
+            throw CLIError.usage("user add takes the handle as its argument, not --handle", help: usage)
+        }
+        guard let zone = arguments.value("time-zone") else {
+            throw CLIError.usage("user add needs --time-zone (an IANA zone such as Europe/Berlin)", help: usage)
+        }
+        let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
+        let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
+        try UserService.validate(timeZone: zone)
+        try UserService.validate(
+            goals: SleepGoals(
+                targetSeconds: target ?? SleepGoals().targetSeconds,
+                minimumSeconds: minimum ?? SleepGoals().minimumSeconds))
+        try UserService.validate(handle: handle)
+        let session = try database.open(access: .writes)
+        defer { session.close() }
+        let user = try UserService(session: session).add(
+            handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum)
+        console.print("added \(describe(user))")
+    }
+
+    /// `user list [--format text|json|csv]`.
+    static func list(_ handles: [String], _ arguments: Arguments, database: LedgerDatabase, console: Console) throws {
+        guard handles.isEmpty else { throw CLIError.usage("user list takes no handle", help: usage) }
+        let format = try OutputFormat.parse(arguments.value("format"), allowed: [.text, .json, .csv], usage: usage)
+        let session = try database.open(access: .reads)
+        defer { session.close() }
+        try printUsers(try UserService(session: session).list(), format: format, console: console)
+    }
+
+    /// `user set HANDLE [--handle NEW] [--time-zone ZONE] [--target D] [--minimum D]`.
+    static func set(_ handles: [String], _ arguments: Arguments, database: LedgerDatabase, console: Console) throws {
+        let handle = try singleHandle(handles)
+        let newHandle = arguments.value("handle")
+        let zone = arguments.value("time-zone")
+        let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
+        let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
+        guard newHandle != nil || zone != nil || target != nil || minimum != nil else {
+            throw CLIError.usage("user set needs --handle, --time-zone, --target or --minimum", help: usage)
+        }
+        if let newHandle { try UserService.validate(handle: newHandle) }
+        if let zone { try UserService.validate(timeZone: zone) }
+        let session = try database.open(access: .writes)
+        defer { session.close() }
+        let updated = try UserService(session: session).update(
+            handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum, newHandle: newHandle)
+        console.print("updated \(describe(updated))")
+    }
+
+    /// `user remove HANDLE --yes`: waits for a running import of the user.
+    static func remove(_ handles: [String], _ arguments: Arguments, database: LedgerDatabase, console: Console) throws {
+        let handle = try singleHandle(handles)
+        guard arguments.has("yes") else {
+            throw CLIError.usage(
+                "user remove deletes \(MessageText.quoted(handle)) and all of their sleep data; repeat with --yes to confirm"
+            )
+        }
+        let session = try database.open(access: .writes)
+        defer { session.close() }
+        try UserService(session: session).remove(handle: handle) { holder in
+            console.note(
+                "sleepledger: waiting for \(MessageText.escaped(ImportLockHolder.text(holder, handle: handle))) to finish"
+            )
+        }
+        console.print("removed \(MessageText.escaped(handle)) and all of their data")
+    }
+
+    /// `user passwd HANDLE`: the password from the terminal or standard input.
+    static func passwd(_ handles: [String], database: LedgerDatabase, console: Console) throws {
+        let handle = try singleHandle(handles)
+        let password = try PasswordInput.read(for: handle, console: console)
+        _ = try PasswordRules.newPassword(password)
+        let session = try database.open(access: .writes)
+        defer { session.close() }
+        let (user, ended) = try PasswordService(session: session, hashing: PasswordHashing(maximumConcurrent: 1))
+            .set(
+                handle: handle, password: password, now: Int64(Date().timeIntervalSince1970))
+        console.print(
+            "set the password of \(MessageText.escaped(user.handle))"
+                + (ended == 0 ? "" : " (ended \(ended) web session\(ended == 1 ? "" : "s"))"))
     }
 
     /// A duration option as seconds (`8h`, `7h30m`, `450m`); `nil` when not given. The

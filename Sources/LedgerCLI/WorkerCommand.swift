@@ -6,11 +6,11 @@ import LedgerServices
 /// host), until SIGTERM or SIGINT, or with `--once` until the queue is empty.
 enum WorkerCommand {
     static let usage = """
-        Usage: sleepledger worker [--spool DIR] [--shared-spool] [--workers N] [--once]
+        Usage: sleepledger worker [--shared-spool] [--workers N] [--once]
 
-          --spool DIR      The spool folder the server writes uploads to (default
-                           <data folder>/spool); jobs spooled on this host are imported
-          --shared-spool   DIR is shared by several hosts: import any host's jobs
+          --shared-spool   The servers' spool folder is shared by several hosts (mounted
+                           at the same path on each): import any host's jobs, not only
+                           those spooled on this host
           --workers N      Import threads (default 1)
           --once           Import what is queued now, then exit
 
@@ -20,7 +20,7 @@ enum WorkerCommand {
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
         let arguments = try Arguments(
-            words, options: ["spool", "workers"], flags: ["shared-spool", "once"], usage: usage)
+            words, options: ["workers"], flags: ["shared-spool", "once"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("worker takes no arguments", help: usage) }
         let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)

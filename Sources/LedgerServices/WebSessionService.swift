@@ -130,12 +130,4 @@ public struct WebSessionService {
             }
         }
     }
-
-    /// How many sessions user `userID` has stored (ended ones not yet removed included),
-    /// read as that user.
-    public func sessionCount(userID: Int64) throws(ServiceError) -> Int {
-        try ServiceError.wrapping {
-            try session.asUser(userID) { try WebSessionStore(connection: session.connection).count(userID: userID) }
-        }
-    }
 }

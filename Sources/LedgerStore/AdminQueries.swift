@@ -1,5 +1,5 @@
 public import PostgresClient
-public import SleepCore
+import SleepCore
 
 /// The read-only queries of `sleepledger-admin` that ``UserStore``, ``NightStore`` and
 /// ``SummaryStore`` do not already answer: the all-users overview and import history.

@@ -8,8 +8,6 @@ public import PostgresClient
 public struct Migrator: Sendable {
     /// Advisory lock key held while migrating (ASCII "SLMIGRAT").
     public static let advisoryLockKey: Int64 = 0x534C_4D49_4752_4154
-    /// The version table's name.
-    public static let versionTable = "schema_migrations"
 
     /// The migrations this program knows, by ascending version.
     public let migrations: [Migration]

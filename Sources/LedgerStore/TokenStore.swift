@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import PostgresClient
 
 /// Personal API tokens (table `api_tokens`, migration 0009): their records, and the

@@ -101,11 +101,4 @@ public struct WebSessionStore {
             ], name: "webSessions.prune"
         ).affectedRows
     }
-
-    /// How many sessions user `userID` has stored (valid or not yet pruned).
-    public func count(userID: Int64) throws -> Int {
-        try connection.execute(
-            "SELECT count(*) FROM web_sessions WHERE user_id = $1", [.int64(userID)], name: "webSessions.count"
-        ).single("webSessions.count").int(0) ?? 0
-    }
 }

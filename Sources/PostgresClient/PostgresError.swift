@@ -92,30 +92,25 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
 
     /// `kind: message [SQLSTATE xxxxx] (statement label) (table t) (column c)
     /// (constraint k)`, on one line, without values (see the type's documentation).
-    public var description: String {
-        var text = "\(kind.rawValue): \(logSafeMessage)"
-        if let sqlState { text += " [SQLSTATE \(sqlState)]" }
-        if let statement { text += " (statement \(statement))" }
-        if let table { text += " (table \(table))" }
-        if let column { text += " (column \(column))" }
-        if let constraint { text += " (constraint \(constraint))" }
-        return text
-    }
+    public var description: String { line(message: logSafeMessage) }
 
     /// Everything known: the unredacted message and the DETAIL and HINT lines. May hold
     /// row and parameter values: for an operator's own terminal, never for a log or a
     /// response.
     public var debugDescription: String {
+        guard let detail, !detail.isEmpty else { return line(message: message) }
+        return line(message: message) + " - \(detail)"
+    }
+
+    /// `kind: message` followed by the SQLSTATE, statement, table, column and constraint
+    /// that are known.
+    private func line(message: String) -> String {
         var text = "\(kind.rawValue): \(message)"
         if let sqlState { text += " [SQLSTATE \(sqlState)]" }
         if let statement { text += " (statement \(statement))" }
         if let table { text += " (table \(table))" }
         if let column { text += " (column \(column))" }
         if let constraint { text += " (constraint \(constraint))" }
-        if let detail, !detail.isEmpty { text += " - \(detail)" }
         return text
     }
-
-    /// Whether the server reported a unique-key violation (SQLSTATE 23505).
-    public var isUniqueViolation: Bool { sqlState == "23505" }
 }

@@ -44,6 +44,21 @@ public struct NightBuilder: Sendable {
         var hasStageData: Bool { 2 * staged >= asleep }
     }
 
+    /// Asleep pieces by source, in order of first appearance, and every source's in-bed starts.
+    private struct SourceGroups {
+        var names: [String] = []
+        var pieces: [[Piece]] = []
+        var inBedStarts: [Int64] = []
+    }
+
+    /// The main candidates accepted as nights, by rule 4, with what each set aside.
+    private struct NightChoice {
+        var picks: [(candidate: Int, zone: ResolvedZone, wakeDay: LocalDate)] = []
+        var accepted = AcceptedSpans()
+        /// Per accepted night: the source ranks set aside.
+        var setAside: [Set<Int>] = []
+    }
+
     /// Builds the nights and naps of one user's samples.
     ///
     /// - Parameters:
@@ -53,91 +68,25 @@ public struct NightBuilder: Sendable {
     public func build(from samples: [SleepSample], userTimeZoneIdentifier: String? = nil) -> NightBuildResult {
         let rules = rules.clamped
         var resolver = SampleZoneResolver(userTimeZoneIdentifier: userTimeZoneIdentifier)
-
-        // Group asleep samples by source; collect in-bed starts of every source (rule 6).
-        var sourceIDs: [String: Int] = [:]
-        var sourceNames: [String] = []
-        var piecesBySource: [[Piece]] = []
-        var inBedStarts: [Int64] = []
-        var lastSource = ""
-        var lastSourceID = -1
-        for index in samples.indices {
-            let sample = samples[index]
-            guard sample.end > sample.start, sample.start >= -Self.instantLimit, sample.end <= Self.instantLimit
-            else { continue }
-            if sample.stage == .inBed { inBedStarts.append(sample.start) }
-            guard let rank = StageUnion.rank(of: sample.stage) else { continue }
-            let sourceID: Int
-            if lastSourceID >= 0, sample.source == lastSource {
-                sourceID = lastSourceID
-            } else if let known = sourceIDs[sample.source] {
-                sourceID = known
-            } else {
-                sourceID = sourceNames.count
-                sourceIDs[sample.source] = sourceID
-                sourceNames.append(sample.source)
-                piecesBySource.append([])
-            }
-            lastSource = sample.source
-            lastSourceID = sourceID
-            piecesBySource[sourceID].append(
-                Piece(start: sample.start, end: sample.end, rank: rank, sampleIndex: index))
-        }
-        inBedStarts.sort()
-
+        var groups = Self.groupBySource(samples)
         // Sources in ascending name order, so every tie-break is an integer comparison.
-        let sourceOrder = sourceNames.indices.sorted { sourceNames[$0] < sourceNames[$1] }
+        let sourceOrder = groups.names.indices.sorted { groups.names[$0] < groups.names[$1] }
+        func sourceName(_ rank: Int) -> String { groups.names[sourceOrder[rank]] }
 
-        // Rules 1 and 7: clusters per source, with their stage segments.
+        // Rules 1 and 7: clusters per source, with their stage segments; rule 2 (A1) chains them.
         var clusters: [Cluster] = []
         var segments: [StageSegment] = []
         var candidates: [Candidate] = []
         var union = StageUnion()
         for (sourceRank, sourceID) in sourceOrder.enumerated() {
-            var pieces = piecesBySource[sourceID]
-            piecesBySource[sourceID] = []
+            var pieces = groups.pieces[sourceID]
+            groups.pieces[sourceID] = []
             pieces.sort { Self.precedes($0, $1, samples) }
             let firstCluster = clusters.count
-            var clusterStart = 0
-            while clusterStart < pieces.count {
-                var runningEnd = pieces[clusterStart].end
-                var endingPiece = clusterStart
-                var next = clusterStart + 1
-                while next < pieces.count, pieces[next].start <= runningEnd + rules.clusterJoinGapSeconds {
-                    if pieces[next].end >= runningEnd {
-                        runningEnd = pieces[next].end
-                        endingPiece = next
-                    }
-                    next += 1
-                }
-                let firstSegment = segments.count
-                let totals = union.appendSegments(of: pieces[clusterStart..<next], to: &segments)
-                clusters.append(
-                    Cluster(
-                        sourceRank: sourceRank, start: pieces[clusterStart].start, end: runningEnd,
-                        asleep: totals.asleep, staged: totals.staged,
-                        segments: firstSegment..<segments.count,
-                        endingSample: pieces[endingPiece].sampleIndex))
-                clusterStart = next
-            }
-            // Rule 2 (A1): chain this source's clusters into candidates.
-            var chainStart = firstCluster
-            while chainStart < clusters.count {
-                var candidate = Candidate(
-                    sourceRank: sourceRank, clusters: chainStart..<(chainStart + 1),
-                    onset: clusters[chainStart].start, wake: clusters[chainStart].end,
-                    asleep: clusters[chainStart].asleep, staged: clusters[chainStart].staged)
-                var next = chainStart + 1
-                while next < clusters.count, clusters[next].start - candidate.wake <= rules.fragmentChainGapSeconds {
-                    candidate.wake = max(candidate.wake, clusters[next].end)
-                    candidate.asleep += clusters[next].asleep
-                    candidate.staged += clusters[next].staged
-                    next += 1
-                }
-                candidate.clusters = chainStart..<next
-                candidates.append(candidate)
-                chainStart = next
-            }
+            Self.appendClusters(
+                of: pieces, sourceRank: sourceRank, rules: rules, union: &union, to: &clusters, segments: &segments)
+            Self.appendCandidates(
+                chaining: clusters, from: firstCluster, sourceRank: sourceRank, rules: rules, to: &candidates)
         }
 
         // Rule 3: short candidates become naps, cluster by cluster.
@@ -150,9 +99,127 @@ public struct NightBuilder: Sendable {
                 napClusters.append(contentsOf: candidates[index].clusters)
             }
         }
+        var choice = Self.chooseNights(
+            mainCandidates, candidates: candidates, clusters: clusters, samples: samples, resolver: &resolver,
+            demotedClusters: &napClusters)
+        let naps = Self.chooseNaps(
+            napClusters, clusters: clusters, samples: samples, choice: &choice, resolver: &resolver,
+            sourceName: sourceName)
 
-        // Rule 4: most sleep first across all wake days.
-        mainCandidates.sort { lhs, rhs in
+        // Rules 5 to 7: fill in every night.
+        var nights: [Night] = []
+        nights.reserveCapacity(choice.picks.count)
+        for (nightID, chosen) in choice.picks.enumerated() {
+            let candidate = candidates[chosen.candidate]
+            let firstSegment = clusters[candidate.clusters.lowerBound].segments.lowerBound
+            let lastSegment = clusters[candidate.clusters.upperBound - 1].segments.upperBound
+            nights.append(
+                makeNight(
+                    rules: rules, candidate: candidate, segments: Array(segments[firstSegment..<lastSegment]),
+                    zone: chosen.zone, wakeDay: chosen.wakeDay, inBedStarts: groups.inBedStarts,
+                    source: sourceName(candidate.sourceRank),
+                    setAsideSources: choice.setAside[nightID].sorted().map(sourceName)))
+        }
+        nights.sort { $0.onset < $1.onset }
+        return NightBuildResult(nights: nights, naps: naps)
+    }
+
+    /// Groups the asleep samples by source and collects the in-bed starts of every source
+    /// (rule 6), sorted. Samples that end before they start or lie beyond ``instantLimit``
+    /// are left out.
+    private static func groupBySource(_ samples: [SleepSample]) -> SourceGroups {
+        var groups = SourceGroups()
+        var sourceIDs: [String: Int] = [:]
+        var lastSource = ""
+        var lastSourceID = -1
+        for index in samples.indices {
+            let sample = samples[index]
+            guard sample.end > sample.start, sample.start >= -instantLimit, sample.end <= instantLimit
+            else { continue }
+            if sample.stage == .inBed { groups.inBedStarts.append(sample.start) }
+            guard let rank = StageUnion.rank(of: sample.stage) else { continue }
+            let sourceID: Int
+            if lastSourceID >= 0, sample.source == lastSource {
+                sourceID = lastSourceID
+            } else if let known = sourceIDs[sample.source] {
+                sourceID = known
+            } else {
+                sourceID = groups.names.count
+                sourceIDs[sample.source] = sourceID
+                groups.names.append(sample.source)
+                groups.pieces.append([])
+            }
+            lastSource = sample.source
+            lastSourceID = sourceID
+            groups.pieces[sourceID].append(
+                Piece(start: sample.start, end: sample.end, rank: rank, sampleIndex: index))
+        }
+        groups.inBedStarts.sort()
+        return groups
+    }
+
+    /// Rules 1 and 7: joins one source's sorted pieces into clusters, appending their stage
+    /// segments.
+    private static func appendClusters(
+        of pieces: [Piece], sourceRank: Int, rules: NightRules, union: inout StageUnion, to clusters: inout [Cluster],
+        segments: inout [StageSegment]
+    ) {
+        var clusterStart = 0
+        while clusterStart < pieces.count {
+            var runningEnd = pieces[clusterStart].end
+            var endingPiece = clusterStart
+            var next = clusterStart + 1
+            while next < pieces.count, pieces[next].start <= runningEnd + rules.clusterJoinGapSeconds {
+                if pieces[next].end >= runningEnd {
+                    runningEnd = pieces[next].end
+                    endingPiece = next
+                }
+                next += 1
+            }
+            let firstSegment = segments.count
+            let totals = union.appendSegments(of: pieces[clusterStart..<next], to: &segments)
+            clusters.append(
+                Cluster(
+                    sourceRank: sourceRank, start: pieces[clusterStart].start, end: runningEnd,
+                    asleep: totals.asleep, staged: totals.staged,
+                    segments: firstSegment..<segments.count,
+                    endingSample: pieces[endingPiece].sampleIndex))
+            clusterStart = next
+        }
+    }
+
+    /// Rule 2 (A1): chains one source's clusters, `clusters[firstCluster...]`, into candidates.
+    private static func appendCandidates(
+        chaining clusters: [Cluster], from firstCluster: Int, sourceRank: Int, rules: NightRules,
+        to candidates: inout [Candidate]
+    ) {
+        var chainStart = firstCluster
+        while chainStart < clusters.count {
+            var candidate = Candidate(
+                sourceRank: sourceRank, clusters: chainStart..<(chainStart + 1),
+                onset: clusters[chainStart].start, wake: clusters[chainStart].end,
+                asleep: clusters[chainStart].asleep, staged: clusters[chainStart].staged)
+            var next = chainStart + 1
+            while next < clusters.count, clusters[next].start - candidate.wake <= rules.fragmentChainGapSeconds {
+                candidate.wake = max(candidate.wake, clusters[next].end)
+                candidate.asleep += clusters[next].asleep
+                candidate.staged += clusters[next].staged
+                next += 1
+            }
+            candidate.clusters = chainStart..<next
+            candidates.append(candidate)
+            chainStart = next
+        }
+    }
+
+    /// Rule 4: most sleep first across all wake days. A candidate overlapping an accepted
+    /// night is set aside (recorded with that night); one whose wake day is taken becomes
+    /// naps (its clusters go to `demotedClusters`).
+    private static func chooseNights(
+        _ mainCandidates: [Int], candidates: [Candidate], clusters: [Cluster], samples: [SleepSample],
+        resolver: inout SampleZoneResolver, demotedClusters: inout [Int]
+    ) -> NightChoice {
+        let order = mainCandidates.sorted { lhs, rhs in
             let a = candidates[lhs]
             let b = candidates[rhs]
             if a.asleep != b.asleep { return a.asleep > b.asleep }
@@ -160,32 +227,36 @@ public struct NightBuilder: Sendable {
             if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
             return a.onset < b.onset
         }
-        var accepted = AcceptedSpans()
-        var nightCandidates: [(candidate: Int, zone: ResolvedZone, wakeDay: LocalDate)] = []
-        var setAside: [Set<Int>] = []  // per accepted night: source ranks set aside
+        var choice = NightChoice()
         var takenWakeDays: Set<Int> = []
-        for index in mainCandidates {
+        for index in order {
             let candidate = candidates[index]
-            let overlapped = accepted.overlapping(start: candidate.onset, end: candidate.wake)
+            let overlapped = choice.accepted.overlapping(start: candidate.onset, end: candidate.wake)
             if !overlapped.isEmpty {
-                for night in overlapped { setAside[night].insert(candidate.sourceRank) }
+                for night in overlapped { choice.setAside[night].insert(candidate.sourceRank) }
                 continue
             }
             let ending = samples[clusters[candidate.clusters.upperBound - 1].endingSample]
             let zone = resolver.zone(for: ending)
             let wakeDay = LocalTime.localDate(of: candidate.wake, in: zone.timeZone)
             if takenWakeDays.insert(wakeDay.daysSinceEpoch).inserted {
-                accepted.insert(start: candidate.onset, end: candidate.wake, id: nightCandidates.count)
-                nightCandidates.append((index, zone, wakeDay))
-                setAside.append([])
+                choice.accepted.insert(start: candidate.onset, end: candidate.wake, id: choice.picks.count)
+                choice.picks.append((index, zone, wakeDay))
+                choice.setAside.append([])
             } else {
-                napClusters.append(contentsOf: candidate.clusters)
+                demotedClusters.append(contentsOf: candidate.clusters)
             }
         }
+        return choice
+    }
 
-        // Naps: most sleep first; one overlapping a night is set aside (recorded with the
-        // night), one overlapping a kept nap of another source repeats it and is dropped.
-        napClusters.sort { lhs, rhs in
+    /// Naps: most sleep first; one overlapping a night is set aside (recorded with the
+    /// night), one overlapping a kept nap of another source repeats it and is dropped.
+    private static func chooseNaps(
+        _ napClusters: [Int], clusters: [Cluster], samples: [SleepSample], choice: inout NightChoice,
+        resolver: inout SampleZoneResolver, sourceName: (Int) -> String
+    ) -> [Nap] {
+        let order = napClusters.sorted { lhs, rhs in
             let a = clusters[lhs]
             let b = clusters[rhs]
             if a.asleep != b.asleep { return a.asleep > b.asleep }
@@ -197,11 +268,11 @@ public struct NightBuilder: Sendable {
         }
         var keptNaps = AcceptedSpans()
         var naps: [Nap] = []
-        for index in napClusters {
+        for index in order {
             let cluster = clusters[index]
-            let overlappedNights = accepted.overlapping(start: cluster.start, end: cluster.end)
+            let overlappedNights = choice.accepted.overlapping(start: cluster.start, end: cluster.end)
             if !overlappedNights.isEmpty {
-                for night in overlappedNights { setAside[night].insert(cluster.sourceRank) }
+                for night in overlappedNights { choice.setAside[night].insert(cluster.sourceRank) }
                 continue
             }
             guard keptNaps.overlapping(start: cluster.start, end: cluster.end).isEmpty else { continue }
@@ -210,29 +281,11 @@ public struct NightBuilder: Sendable {
             naps.append(
                 Nap(
                     wakeDay: LocalTime.localDate(of: cluster.end, in: zone.timeZone),
-                    timeZoneIdentifier: zone.identifier, source: sourceNames[sourceOrder[cluster.sourceRank]],
+                    timeZoneIdentifier: zone.identifier, source: sourceName(cluster.sourceRank),
                     start: cluster.start, end: cluster.end, asleepSeconds: cluster.asleep))
         }
         naps.sort { $0.start < $1.start }
-
-        // Rules 5 to 7: fill in every night.
-        var nights: [Night] = []
-        nights.reserveCapacity(nightCandidates.count)
-        for (nightID, chosen) in nightCandidates.enumerated() {
-            let candidate = candidates[chosen.candidate]
-            let firstSegment = clusters[candidate.clusters.lowerBound].segments.lowerBound
-            let lastSegment = clusters[candidate.clusters.upperBound - 1].segments.upperBound
-            let nightSegments = Array(segments[firstSegment..<lastSegment])
-            nights.append(
-                makeNight(
-                    rules: rules, candidate: candidate, segments: nightSegments, zone: chosen.zone,
-                    wakeDay: chosen.wakeDay,
-                    inBedStarts: inBedStarts,
-                    source: sourceNames[sourceOrder[candidate.sourceRank]],
-                    setAsideSources: setAside[nightID].sorted().map { sourceNames[sourceOrder[$0]] }))
-        }
-        nights.sort { $0.onset < $1.onset }
-        return NightBuildResult(nights: nights, naps: naps)
+        return naps
     }
 
     private func makeNight(

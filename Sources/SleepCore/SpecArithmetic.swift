@@ -1,9 +1,6 @@
 /// Spec section 0: every value that is truncated or compared with a threshold is first
 /// rounded to 9 decimal places, so floating-point noise never flips a result.
 public enum SpecArithmetic {
-    /// Decimal places kept before any truncation or threshold comparison. Spec: 9.
-    public static let decimalPlaces = 9
-
     private static let scale = 1e9
 
     /// `value` rounded to 9 decimal places (half away from zero).

@@ -1,3 +1,5 @@
+import SleepCore
+
 /// Why a person's dashboard has no summary to show, which decides what the page tells
 /// them to do next (the cases of LedgerServices' `SummaryService.Absence`, which the
 /// wiring maps one to one).
@@ -21,8 +23,8 @@ public enum DashboardAbsence: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// What happened, in a sentence or two.
-    var explanation: String {
+    /// What happened, in a sentence or two; the night rules' figures where it names them.
+    func explanation(nightRules: NightRules = .standard) -> String {
         switch self {
         case .neverRolledUp:
             return
@@ -32,8 +34,9 @@ public enum DashboardAbsence: String, Sendable, Hashable, CaseIterable {
             return "You have not uploaded any sleep yet. Send an export and your dashboard fills in within seconds."
         case .samplesWithoutNights:
             return
-                "Your sleep samples formed no night: a night needs at least 3 hours of sleep in one stretch "
-                + "(pieces less than 3 hours apart are joined), and shorter sleeps count as naps. An export from "
+                "Your sleep samples formed no night: a night needs at least "
+                + "\(WebFormat.hoursInWords(nightRules.mainSleepMinimumSeconds)) of sleep in one stretch (pieces "
+                + "less than \(WebFormat.hoursInWords(nightRules.fragmentChainGapSeconds)) apart are joined), and shorter sleeps count as naps. An export from "
                 + "a phone or watch that tracks your whole night fixes this."
         case .noStoredSummary:
             return

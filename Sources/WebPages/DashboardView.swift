@@ -29,29 +29,35 @@ public enum DashboardView {
     ///   - storedAt: when the rollup stored the summary (seconds since 1970), shown at the
     ///     end; `nil` for a summary computed on the fly.
     ///   - notice: a message at the top.
+    ///   - rules: the rules the summary was computed with; the thresholds the page names
+    ///     are theirs.
+    ///   - nightRules: the rules nights were built with, named when no night was found.
     public static func page(
         handle: String, horizon: Horizon, content: Content, isRollupPending: Bool = false, storedAt: Int64? = nil,
-        notice: WebNotice? = nil
+        notice: WebNotice? = nil, rules: MetricRules = .standard, nightRules: NightRules = .standard
     ) -> WebPage {
         var body: HTML = notice.html
         switch content {
         case .summary(let summary, let nights):
             body += summaryBody(
-                summary, nights: nights, handle: handle, isRollupPending: isRollupPending, storedAt: storedAt)
+                summary, nights: nights, handle: handle, isRollupPending: isRollupPending, storedAt: storedAt,
+                rules: rules)
         case .absent(let absence):
-            body += absentBody(absence, horizon: horizon, isRollupPending: isRollupPending)
+            body += absentBody(absence, horizon: horizon, isRollupPending: isRollupPending, nightRules: nightRules)
         }
         return WebPage(title: "Dashboard", current: .dashboard, body: body)
     }
 
     // MARK: Without a summary
 
-    static func absentBody(_ absence: DashboardAbsence, horizon: Horizon, isRollupPending: Bool) -> HTML {
+    static func absentBody(
+        _ absence: DashboardAbsence, horizon: Horizon, isRollupPending: Bool, nightRules: NightRules = .standard
+    ) -> HTML {
         var body: HTML = """
             <h1>Your sleep</h1>
             <section class="card empty-state" aria-labelledby="empty-heading">
             <h2 id="empty-heading">\(absence.heading)</h2>
-            <p>\(absence.explanation)</p>
+            <p>\(absence.explanation(nightRules: nightRules))</p>
 
             """
         if isRollupPending {
@@ -81,7 +87,8 @@ public enum DashboardView {
     // MARK: With a summary
 
     static func summaryBody(
-        _ summary: Summary, nights: [Night], handle: String, isRollupPending: Bool, storedAt: Int64?
+        _ summary: Summary, nights: [Night], handle: String, isRollupPending: Bool, storedAt: Int64?,
+        rules: MetricRules = .standard
     ) -> HTML {
         var body: HTML = """
             <div class="page-head">
@@ -104,11 +111,11 @@ public enum DashboardView {
                 ).html
         }
         body += "<div class=\"cards\">\n"
-        body += debtCard(summary)
-        body += scoreCard(summary)
+        body += debtCard(summary, rules: rules)
+        body += scoreCard(summary, rules: rules.score)
         body += lastNightCard(summary)
-        body += weekCard(summary)
-        body += patternsCard(summary)
+        body += weekCard(summary, rules: rules)
+        body += patternsCard(summary, rules: rules)
         body += regularityCard(summary)
         body += "</div>\n"
         body += charts(summary, nights: nights, handle: handle)
@@ -141,7 +148,7 @@ public enum DashboardView {
         }
     }
 
-    static func debtCard(_ summary: Summary) -> HTML {
+    static func debtCard(_ summary: Summary, rules: MetricRules = .standard) -> HTML {
         let debt = summary.debt
         let hours = ReportFormat.hours as (Int64) -> String
         let target = summary.goalBand.targetSeconds
@@ -163,40 +170,46 @@ public enum DashboardView {
         } else {
             card += "<dt>Nightly average</dt><dd>No tracked night in this window</dd>\n"
         }
+        let rollingLabel = "Rolling \(rules.rollingWindowNights) nights"
         if let rolling = summary.rollingDebt {
             card += """
-                <dt>Rolling 14 nights</dt><dd>\(hours(rolling.debtSeconds)) \(severityBadge(rolling.severity)) \
+                <dt>\(rollingLabel)</dt><dd>\(hours(rolling.debtSeconds)) \(severityBadge(rolling.severity)) \
                 over \(ReportFormat.nights(rolling.trackedNights)) from \(WebFormat.range(rolling.window))</dd>
                 </dl>
 
                 """
-            card += recoveryPlan(rolling)
+            card += recoveryPlan(rolling, goalSeconds: rules.recoveryGoalSeconds)
         } else {
             card += """
-                <dt>Rolling 14 nights</dt><dd>Needs at least 5 tracked nights in the last 14 days</dd>
+                <dt>\(rollingLabel)</dt><dd>Needs at least \(rules.rollingMinimumTrackedNights) tracked nights in \
+                the last \(rules.rollingWindowNights) days</dd>
                 </dl>
 
                 """
         }
         card += """
             <p class="explain">Debt adds up how far each night fell short of your target; nights over the target \
-            do not cancel it, and days without data add nothing. Up to 2h is normal, more than 2h concerning, \
-            more than 5h critical. The rolling debt weighs recent nights more and lets longer nights pay it back.</p>
+            do not cancel it, and days without data add nothing. Up to \(hours(rules.concerningDebtSeconds)) is \
+            normal, more than \(hours(rules.concerningDebtSeconds)) concerning, more than \
+            \(hours(rules.criticalDebtSeconds)) critical. The rolling debt weighs recent nights more and lets longer nights pay it back.</p>
             </section>
 
             """
         return card
     }
 
-    static func recoveryPlan(_ rolling: RollingDebt) -> HTML {
+    static func recoveryPlan(_ rolling: RollingDebt, goalSeconds: Int64 = MetricRules.standard.recoveryGoalSeconds)
+        -> HTML
+    {
         guard !rolling.recovery.isEmpty else { return .empty }
+        let goal = ReportFormat.hours(goalSeconds)
         if rolling.recovery.allSatisfy({ $0.nightsNeeded == 0 }) {
-            return "<p class=\"recovery\">Your rolling debt is under 2h: nothing to recover.</p>\n"
+            return "<p class=\"recovery\">Your rolling debt is under \(goal): nothing to recover.</p>\n"
         }
         let plans = rolling.recovery.map { plan -> HTML in
             let needed: String
             if let count = plan.nightsNeeded {
-                needed = count == 0 ? "already under 2h" : ReportFormat.nights(count)
+                needed = count == 0 ? "already under \(goal)" : ReportFormat.nights(count)
             } else {
                 needed = "more than \(ReportFormat.nights(plan.nightCap))"
             }
@@ -204,13 +217,13 @@ public enum DashboardView {
         }
         return """
             <h3 class="recovery-heading">Recovery plan</h3>
-            <p class="recovery">To bring the rolling debt under 2h, each night:</p>
+            <p class="recovery">To bring the rolling debt under \(goal), each night:</p>
             <ul class="plans">\(plans)</ul>
 
             """
     }
 
-    static func scoreCard(_ summary: Summary) -> HTML {
+    static func scoreCard(_ summary: Summary, rules: ScoreRules = ScoreRules()) -> HTML {
         let score = summary.score
         let grade = score.grade.rawValue.lowercased().replacingOccurrences(of: " ", with: "-")
         var card: HTML = """
@@ -221,36 +234,20 @@ public enum DashboardView {
 
             """
         if let components = score.components {
-            let rows: [(String, String, Int, String)] = [
-                (
-                    "Duration", "35%", components.duration,
-                    "how close your average sleep is to 8 hours; 7 to 9 hours scores 90 or more"
-                ),
-                (
-                    "Efficiency", "25%", components.efficiency,
-                    "the share of your time in bed spent asleep; 85% or more scores at least 95"
-                ),
-                (
-                    "Consistency", "20%", components.consistency,
-                    "how steady your bedtimes are; a spread of 2 hours scores 0"
-                ),
-                (
-                    "Stages", "20%", components.stages,
-                    "how close deep and REM sleep come to 20% and 25% of your sleep; 60 without stage data"
-                ),
-            ]
+            let rows = componentRows(components, rules: rules)
             let items = rows.map { row -> HTML in
                 """
                 <div class="component"><dt>\(row.0) <span class="weight">\(row.1)</span></dt>\
-                <dd><meter min="0" max="100" low="60" high="75" optimum="100" value="\(row.2)" \
+                <dd><meter min="0" max="100" low="\(rules.fairFrom)" high="\(rules.goodFrom)" optimum="100" \
+                value="\(row.2)" \
                 aria-label="\(row.0) \(row.2) of 100"></meter> <span class="value">\(row.2)</span></dd></div>
                 """
             }
             let explanations = rows.map { row -> HTML in "<li><strong>\(row.0)</strong> (\(row.1)): \(row.3).</li>" }
             card += """
                 <dl class="components">\(items.joined(separator: "\n"))</dl>
-                <p>Over \(ReportFormat.nights(score.trackedNights)). Excellent is 90 and up, Good 75, Fair 60, \
-                Poor 40.</p>
+                <p>Over \(ReportFormat.nights(score.trackedNights)). Excellent is \(rules.excellentFrom) and up, \
+                Good \(rules.goodFrom), Fair \(rules.fairFrom), Poor \(rules.poorFrom).</p>
                 <details><summary>How the score is made</summary><ul>\(explanations)</ul></details>
 
                 """
@@ -259,6 +256,42 @@ public enum DashboardView {
         }
         card += "</section>\n"
         return card
+    }
+
+    /// The four score components: name, weight, value and how it is made, in the words
+    /// and figures of `rules`.
+    static func componentRows(_ components: ScoreComponents, rules: ScoreRules) -> [(String, String, Int, String)] {
+        let percent = ReportFormat.percent
+        let number = WebFormat.number
+        let plateauFloor = Int(
+            (100 - rules.durationPlateauSlope
+                * max(
+                    rules.durationIdealHours - rules.durationLowerHours,
+                    rules.durationUpperHours - rules.durationIdealHours))
+                .rounded())
+        let efficientScore = Int((rules.efficiencyThreshold * 100 + rules.efficiencyBonus).rounded())
+        return [
+            (
+                "Duration", percent(rules.durationWeight), components.duration,
+                "how close your average sleep is to \(number(rules.durationIdealHours)) hours; "
+                    + "\(number(rules.durationLowerHours)) to \(number(rules.durationUpperHours)) hours scores "
+                    + "\(plateauFloor) or more"
+            ),
+            (
+                "Efficiency", percent(rules.efficiencyWeight), components.efficiency,
+                "the share of your time in bed spent asleep; \(percent(rules.efficiencyThreshold)) or more scores "
+                    + "at least \(efficientScore)"
+            ),
+            (
+                "Consistency", percent(rules.consistencyWeight), components.consistency,
+                "how steady your bedtimes are; a spread of \(number(rules.consistencyScaleMinutes / 60)) hours scores 0"
+            ),
+            (
+                "Stages", percent(rules.stagesWeight), components.stages,
+                "how close deep and REM sleep come to \(percent(rules.stagesDeepIdeal)) and "
+                    + "\(percent(rules.stagesREMIdeal)) of your sleep; \(rules.stagesDefault) without stage data"
+            ),
+        ]
     }
 
     static func lastNightCard(_ summary: Summary) -> HTML {
@@ -319,7 +352,7 @@ public enum DashboardView {
         return card
     }
 
-    static func weekCard(_ summary: Summary) -> HTML {
+    static func weekCard(_ summary: Summary, rules: MetricRules = .standard) -> HTML {
         let week = summary.weekly
         let minimum = ReportFormat.hours(summary.goalBand.minimumSeconds)
         var card: HTML = """
@@ -338,16 +371,21 @@ public enum DashboardView {
         if let efficiency = week.averageEfficiency {
             card += "<dt>Efficiency</dt><dd>\(ReportFormat.percent(efficiency))</dd>\n"
         }
-        card += "<dt>Trend</dt><dd>\(trendText(summary.trend, window: summary.window))</dd>\n</dl>\n</section>\n"
+        card +=
+            "<dt>Trend</dt><dd>\(trendText(summary.trend, window: summary.window, rules: rules))</dd>\n</dl>\n</section>\n"
         return card
     }
 
-    static func trendText(_ trend: SleepTrend?, window: WakeDayRange) -> HTML {
+    static func trendText(_ trend: SleepTrend?, window: WakeDayRange, rules: MetricRules = .standard) -> HTML {
         let range = WebFormat.range(window)
-        guard let trend else { return "A trend needs at least 3 tracked nights from \(range)." }
+        guard let trend else {
+            return "A trend needs at least \(rules.trendMinimumNights) tracked nights from \(range)."
+        }
         let half = trend.nights / 2
         let halves = "your last \(ReportFormat.nights(half))"
         let difference = WebFormat.hoursOneDecimal(trend.differenceHours)
+        let stable =
+            "\(WebFormat.number(rules.trendStableHours)) h (\(Int((rules.trendStableHours * 60).rounded())) minutes)"
         switch trend.direction {
         case .improving:
             return
@@ -357,11 +395,11 @@ public enum DashboardView {
                 "<span class=\"trend trend-declining\">Declining</span>: \(halves) averaged \(difference) less sleep than the first \(half) from \(range)."
         case .stable:
             return
-                "<span class=\"trend trend-stable\">Stable</span>: \(halves) and the first \(half) from \(range) differ by less than 0.1 h (6 minutes)."
+                "<span class=\"trend trend-stable\">Stable</span>: \(halves) and the first \(half) from \(range) differ by less than \(stable)."
         }
     }
 
-    static func patternsCard(_ summary: Summary) -> HTML {
+    static func patternsCard(_ summary: Summary, rules: MetricRules = .standard) -> HTML {
         var card: HTML = """
             <section class="card patterns" aria-labelledby="patterns-heading">
             <h2 id="patterns-heading">Patterns</h2>
@@ -369,14 +407,14 @@ public enum DashboardView {
             """
         guard let patterns = summary.patterns else {
             card += """
-                <p>Patterns need at least 5 tracked nights in this window; it has \
+                <p>Patterns need at least \(rules.patternMinimumTrackedNights) tracked nights in this window; it has \
                 \(ReportFormat.nights(summary.debt.trackedNights)).</p>
                 </section>
 
                 """
             return card
         }
-        let findings = patternFindings(patterns)
+        let findings = patternFindings(patterns, rules: rules)
         if findings.isEmpty {
             card += """
                 <p>Nothing stands out over \(ReportFormat.nights(patterns.trackedNights)): no weekend catch-up \
@@ -395,7 +433,9 @@ public enum DashboardView {
     }
 
     /// Each triggered pattern with a sentence on what it measured and what it means.
-    static func patternFindings(_ patterns: SleepPatterns) -> [(title: String, text: String)] {
+    static func patternFindings(_ patterns: SleepPatterns, rules: MetricRules = .standard) -> [(
+        title: String, text: String
+    )] {
         var findings: [(String, String)] = []
         if let jetLag = patterns.socialJetLag {
             findings.append(
@@ -415,7 +455,9 @@ public enum DashboardView {
                 (
                     "Late bedtimes",
                     "On \(late.lateNights) of \(ReportFormat.nights(late.trackedNights)) you went to bed between "
-                        + "midnight and 5 a.m., more than a third of them. Late bedtimes shorten the night when the "
+                        + "\(WebFormat.hourOfDay(rules.lateBedtimeFromHour)) and "
+                        + "\(WebFormat.hourOfDay(rules.lateBedtimeUntilHour)), more than "
+                        + "\(WebFormat.share(rules.lateBedtimeNightDivisor)) of them. Late bedtimes shorten the night when the "
                         + "morning is fixed, and push your body clock later."
                 ))
         }

@@ -63,6 +63,38 @@ public enum WebFormat {
     /// A number with one decimal: `7.5`.
     static func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
 
+    /// A figure of a rule without needless decimals: `8`, `7.5`, `0.1`.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%g", value)
+    }
+
+    /// An hour of the day in words: `midnight`, `5 a.m.`, `noon`, `11 p.m.`.
+    static func hourOfDay(_ hour: Int) -> String {
+        switch (hour % 24 + 24) % 24 {
+        case 0: return "midnight"
+        case 12: return "noon"
+        case let morning where morning < 12: return "\(morning) a.m."
+        case let evening: return "\(evening - 12) p.m."
+        }
+    }
+
+    /// One `divisor`th in words: `half`, `a third`, `a quarter`, `one in 5`.
+    static func share(_ divisor: Int) -> String {
+        switch divisor {
+        case 1: return "all"
+        case 2: return "half"
+        case 3: return "a third"
+        case 4: return "a quarter"
+        default: return "one in \(divisor)"
+        }
+    }
+
+    /// A whole number of hours in words (`3 hours`, `1 hour`), else as `2h 30m`.
+    static func hoursInWords(_ seconds: Int64) -> String {
+        guard seconds % 3600 == 0 else { return ReportFormat.hours(seconds) }
+        return seconds == 3600 ? "1 hour" : "\(seconds / 3600) hours"
+    }
+
     /// Hours with one decimal and a unit, without a sign: `1.2 h`.
     static func hoursOneDecimal(_ value: Double) -> String { String(format: "%.1f h", abs(value)) }
 

@@ -1,7 +1,7 @@
 /// The paths the pages link and their forms post to, in one place, so the routes that
 /// serve them and the markup agree. Forms that change something post with the hidden
 /// field ``csrfField``; scripts send the token of the page's `csrf-token` meta tag in the
-/// header ``csrfHeader``.
+/// `X-CSRF-Token` header.
 public enum WebPaths {
     /// The dashboard; `?horizon=` picks the horizon.
     public static let dashboard = "/"
@@ -41,6 +41,4 @@ public enum WebPaths {
 
     /// The name of the hidden form field that carries the CSRF token.
     public static let csrfField = "csrf_token"
-    /// The header scripts send the CSRF token in.
-    public static let csrfHeader = "X-CSRF-Token"
 }
