@@ -19,12 +19,17 @@
 #            requests to GET /healthz in the same run.
 #   memory   20 users upload a 50 MB export.zip each at once; all must be imported; the
 #            server's peak resident memory (VmHWM) with the default worker count.
+#   ab       This build against another (SERVER_BENCHMARK_BASELINE_BIN: the folder of the
+#            build before a change) on the same cluster and data, rounds interleaved with
+#            the order alternating: GET /api/v1/summary under wrk (as in `summary`) and the
+#            `upload` export sent to done (as in `upload`), each as this build's figure over
+#            the baseline's in the same round; the medians decide.
 #
 # Usage: Benchmarks/server-benchmark.sh [--runs N] [--keep DIR] [--upload-size SIZE]
 #        [--memory-size SIZE] [--duration SECONDS] [PART...]
 #   SERVER_BENCHMARK_BIN (or SLEEPLEDGER_BIN), when set, is the folder of the binaries to
 #   use instead of this checkout's release build.
-#   PART is upload, summary, hae or memory (default: all four); --runs (default 3) is the
+#   PART is upload, summary, hae, memory or ab (default: the first four); --runs (default 3) is the
 #   number of interleaved CLI/HTTP runs of `upload` and of rounds of `summary`; --keep
 #   DIR keeps generated exports;
 #   --upload-size is the export.xml size of `upload` (default 500MB); --memory-size that
@@ -61,9 +66,11 @@ server_conninfo="$conninfo user=sleepledger_server"
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# start_server [ARGS...]: sleepledger serve on a free port, in the background; sets port.
+# start_server [ARGS...]: sleepledger serve (of server_bin, else bin) on a free port, in
+# the background; sets port.
+server_bin=""
 start_server() {
-  "$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" "$@" 2>"$work/server.log" &
+  "${server_bin:-$bin}/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" "$@" 2>"$work/server.log" &
   server_pid=$!
   port=""
   for _ in $(seq 1 600); do
@@ -175,22 +182,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 part_summary() {
   local users=1000
   echo "## summary: GET /api/v1/summary for $users users, 16 connections, $runs rounds of ${duration} s each"
-  if [ "$(psql -tA "$conninfo" -c "SELECT count(*) FROM users WHERE handle LIKE 'user%'")" -lt "$users" ]; then
-    DATABASE_URL="$conninfo" "$bin/admin-benchmark-data" "$users" 365 >/dev/null
-  fi
-  tokens_for_users "$work/tokens.txt"
+  summary_load
   local low high
   low="$(psql -tA "$conninfo" -c "SELECT min(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
   high="$(psql -tA "$conninfo" -c "SELECT max(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
-  cat > "$work/summary.lua" <<LUA
-local tokens = {}
-for line in io.lines("$work/tokens.txt") do tokens[#tokens + 1] = line end
-math.randomseed(os.time())
-request = function()
-  local token = tokens[math.random(#tokens)]
-  return wrk.format("GET", "/api/v1/summary", { ["Authorization"] = "Bearer " .. token })
-end
-LUA
   # The transaction the server runs for it (AccountService.storedSummaryText(session:token:...)
   # as sleepledger_server, LedgerSession.readAsTokenOwner): read-only; the token's
   # credentials; the setting that names the token's owner when the presented secret's
@@ -249,6 +244,66 @@ SQL
   echo "median ratio $ratio against pgbench statement by statement, $ratio_p against pgbench pipelined" \
     "(server requests/s over pgbench transactions/s of the same round; the goal is at least 0.5);" \
     "median floor/pgbench $(awk '{ print $2 / $3 }' "$work/summary-rounds.txt" | median)"
+}
+
+# summary_load: 1,000 users with a year of nights each (made once), their tokens in
+# $work/tokens.txt and the wrk script $work/summary.lua that asks with a random one.
+summary_load() {
+  if [ "$(psql -tA "$conninfo" -c "SELECT count(*) FROM users WHERE handle LIKE 'user%'")" -lt 1000 ]; then
+    DATABASE_URL="$conninfo" "$bin/admin-benchmark-data" 1000 365 >/dev/null
+  fi
+  tokens_for_users "$work/tokens.txt"
+  cat > "$work/summary.lua" <<LUA
+local tokens = {}
+for line in io.lines("$work/tokens.txt") do tokens[#tokens + 1] = line end
+math.randomseed(os.time())
+request = function()
+  local token = tokens[math.random(#tokens)]
+  return wrk.format("GET", "/api/v1/summary", { ["Authorization"] = "Bearer " .. token })
+end
+LUA
+}
+
+part_ab() {
+  local baseline="${SERVER_BENCHMARK_BASELINE_BIN:?set SERVER_BENCHMARK_BASELINE_BIN to the folder of the baseline build}"
+  local zip; zip="$(export_file "$upload_size")"
+  summary_load
+  echo "## ab: this build ($bin) against $baseline: GET /api/v1/summary (${duration} s, 16 connections)" \
+    "and an upload of $(basename "$zip") to done, $runs rounds, order alternating"
+  printf '%5s %12s %12s %9s %10s %10s %9s\n' round "summary/s" "base/s" ratio "upload_s" "base_s" ratio
+  : > "$work/ab-rounds.txt"
+  local round side rate seconds t0 id
+  for round in $(seq 1 "$runs"); do
+    declare -A rates=() uploads=()
+    local order=(new base)
+    [ $((round % 2)) -eq 0 ] && order=(base new)
+    for side in "${order[@]}"; do
+      server_bin="$bin"
+      [ "$side" = base ] && server_bin="$baseline"
+      start_server --max-per-client 32 --max-connections 64
+      wrk -t 2 -c 16 -d 5s -s "$work/summary.lua" "http://127.0.0.1:$port" > /dev/null
+      wrk -t 2 -c 16 -d "${duration}s" -s "$work/summary.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
+      grep -q 'Non-2xx' "$work/wrk.txt" && { echo "summary answered other than 200:" >&2; cat "$work/wrk.txt" >&2; exit 1; }
+      rates[$side]="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
+      fresh_user
+      t0="$(now)"
+      id="$(curl -s -H "Authorization: Bearer $token" -H 'Content-Type: application/zip' --data-binary "@$zip" \
+        "http://127.0.0.1:$port/api/v1/imports" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')"
+      wait_done "$id"
+      uploads[$side]="$(elapsed "$t0" "$(now)")"
+      stop_server
+    done
+    server_bin=""
+    echo "${rates[new]} ${rates[base]} ${uploads[new]} ${uploads[base]}" >> "$work/ab-rounds.txt"
+    printf '%5s %12.0f %12.0f %9.3f %10s %10s %9.3f\n' "$round" "${rates[new]}" "${rates[base]}" \
+      "$(awk -v a="${rates[new]}" -v b="${rates[base]}" 'BEGIN { print a / b }')" "${uploads[new]}" "${uploads[base]}" \
+      "$(awk -v a="${uploads[new]}" -v b="${uploads[base]}" 'BEGIN { print a / b }')"
+  done
+  echo "median summary ratio $(awk '{ print $1 / $2 }' "$work/ab-rounds.txt" | median) (this build's requests/s over" \
+    "the baseline's; above 1 is faster), median upload ratio $(awk '{ print $3 / $4 }' "$work/ab-rounds.txt" | median)" \
+    "(this build's seconds to done over the baseline's; below 1 is faster); the spread:" \
+    "summary $(awk '{ print $1 / $2 }' "$work/ab-rounds.txt" | sort -g | sed -n '1p;$p' | paste -sd-)," \
+    "upload $(awk '{ print $3 / $4 }' "$work/ab-rounds.txt" | sort -g | sed -n '1p;$p' | paste -sd-)"
 }
 
 # hae_payload FILE SEED: a Health Auto Export body of about 5 MB, per-sample entries only,
@@ -346,6 +401,7 @@ for part in "${parts[@]}"; do
   case "$part" in
     upload) part_upload ;;
     summary) part_summary ;;
+    ab) part_ab ;;
     hae) part_hae ;;
     memory) part_memory ;;
     *) echo "unknown part: $part" >&2; exit 64 ;;
