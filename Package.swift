@@ -28,9 +28,11 @@ let package = Package(
         .target(name: "SleepCore"),
         // Seeded generator of realistic sample streams, for tests and benchmarks.
         .target(name: "SleepFixtures", dependencies: ["SleepCore"]),
-        // SHA-256, HMAC, secure random bytes and constant-time comparison through libcrypto;
-        // Argon2id password hashes through libargon2.
-        .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "CArgon2"]),
+        // SHA-256, HMAC, secure random bytes and constant-time comparison through libcrypto.
+        .target(name: "LedgerCrypto", dependencies: ["COpenSSL"]),
+        // Argon2id password hashes through libargon2 (a target of its own, so what needs only
+        // SHA-256, such as HealthImport, does not link libargon2).
+        .target(name: "LedgerPasswordHash", dependencies: ["CArgon2"]),
         // Readers: export.zip / export.xml / CSV to SleepCore samples plus diagnostics.
         .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "LedgerCrypto"]),
         // Reports from SleepCore values: SVG charts, duration, time and label formatting.
@@ -47,8 +49,8 @@ let package = Package(
         .target(
             name: "LedgerServices",
             dependencies: [
-                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto", "SleepCore",
-                "SleepReports",
+                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto",
+                "LedgerPasswordHash", "SleepCore", "SleepReports",
             ]),
         // The upload server: HTTP on libmicrohttpd, routes, spooling, the import workers.
         .target(
@@ -114,6 +116,7 @@ let package = Package(
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "LedgerCryptoTests", dependencies: ["LedgerCrypto"]),
+        .testTarget(name: "LedgerPasswordHashTests", dependencies: ["LedgerPasswordHash", "LedgerCrypto"]),
         .testTarget(
             name: "HealthImportTests",
             dependencies: ["HealthImport", "LedgerCrypto", "SleepCore", "SleepFixtures", "ExportFixtures"],
@@ -128,7 +131,7 @@ let package = Package(
             name: "LedgerServicesTests",
             dependencies: [
                 "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
-                "SleepFixtures", "HealthImport", "ExportFixtures",
+                "SleepFixtures", "HealthImport", "ExportFixtures", "LedgerCrypto", "LedgerPasswordHash",
             ]),
         .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
         .testTarget(
