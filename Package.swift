@@ -45,12 +45,18 @@ let package = Package(
         // Repositories and migrations: SleepLedger's tables on top of the client (ICU for
         // the handle keys).
         .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore", "CICU"]),
-        // The use cases every front end calls: import, rollup, users, summaries.
+        // The services' basics (where the database is, sessions, ServiceError) and the read-only
+        // use cases: users, summaries, nights, debt, the imports list, the users overview. No
+        // importer, no password hashing, no server: all the admin tool links.
+        .target(
+            name: "LedgerReadServices",
+            dependencies: ["LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports"]),
+        // The use cases every front end calls: import, rollup, users, summaries, tokens, passwords.
         .target(
             name: "LedgerServices",
             dependencies: [
-                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto",
-                "LedgerPasswordHash", "SleepCore", "SleepReports",
+                "LedgerReadServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport",
+                "LedgerCrypto", "LedgerPasswordHash", "SleepCore", "SleepReports",
             ]),
         // The upload server: HTTP on libmicrohttpd, routes, spooling, the import workers.
         .target(
