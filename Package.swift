@@ -75,13 +75,20 @@ let package = Package(
                 .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/upload.js"),
                 .embedInCode("Assets/icon.svg"),
             ]),
-        // Argument parsing, configuration, output formats and exit codes of both executables.
+        // What both executables share: console, argument parsing, configuration, output formats,
+        // errors and exit codes.
+        .target(name: "CLICommon", dependencies: ["LedgerReadServices", "LedgerStore", "SleepCore", "SleepReports"]),
+        // The commands of `sleepledger`: database, migrations, users, import, rollup, tokens, the server.
         .target(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport", "SleepCore",
-                "CProcessShims",
+                "CLICommon", "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport",
+                "SleepCore", "CProcessShims",
             ]),
+        // The commands of the read-only `sleepledger-admin`, on the read-only services only.
+        .target(
+            name: "AdminCLI",
+            dependencies: ["CLICommon", "LedgerReadServices", "LedgerStore", "SleepCore", "SleepReports"]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
         .target(
@@ -90,7 +97,7 @@ let package = Package(
         .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 
         .executableTarget(name: "sleepledger", dependencies: ["LedgerCLI"]),
-        .executableTarget(name: "sleepledger-admin", dependencies: ["LedgerCLI"]),
+        .executableTarget(name: "sleepledger-admin", dependencies: ["AdminCLI"]),
 
         // Benchmarks: `swift run -c release <name>`; results in docs/benchmarks.md.
         .executableTarget(
@@ -143,8 +150,8 @@ let package = Package(
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
-                "LedgerCLI", "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport",
-                "SleepCore",
+                "LedgerCLI", "AdminCLI", "CLICommon", "LedgerServer", "LedgerServices", "LedgerReadServices",
+                "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
                 "make-export", "WebPages",
             ],

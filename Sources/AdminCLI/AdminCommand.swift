@@ -1,3 +1,5 @@
+import CLICommon
+
 /// One `sleepledger-admin` command: what it accepts, how it reads its arguments, and
 /// what it does with a read-only ``AdminContext``.
 protocol AdminCommand {

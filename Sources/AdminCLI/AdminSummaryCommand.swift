@@ -1,4 +1,5 @@
-import LedgerServices
+import CLICommon
+import LedgerReadServices
 import LedgerStore
 import SleepCore
 import SleepReports

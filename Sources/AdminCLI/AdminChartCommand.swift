@@ -1,5 +1,6 @@
+import CLICommon
 import Foundation
-import LedgerServices
+import LedgerReadServices
 import LedgerStore
 import SleepCore
 import SleepReports

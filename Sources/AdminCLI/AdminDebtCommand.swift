@@ -1,3 +1,4 @@
+import CLICommon
 import LedgerStore
 import SleepCore
 import SleepReports
