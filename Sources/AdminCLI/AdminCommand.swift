@@ -1,5 +1,3 @@
-import CLICommon
-
 /// One `sleepledger-admin` command: what it accepts, how it reads its arguments, and
 /// what it does with a read-only ``AdminContext``.
 protocol AdminCommand {
@@ -10,7 +8,7 @@ protocol AdminCommand {
     /// Boolean flags.
     static var flags: Set<String> { get }
     /// Validates the arguments before any connection is made.
-    init(arguments: Arguments) throws
+    init(arguments: AdminArguments) throws
     /// Reads and prints, inside the command's read-only transaction.
     func run(_ context: AdminContext) throws
 }

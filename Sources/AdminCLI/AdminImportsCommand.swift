@@ -46,9 +46,9 @@ struct AdminImportsCommand: AdminCommand {
     let handle: String
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
-        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
+        format = try arguments.format()
     }
 
     func run(_ context: AdminContext) throws {

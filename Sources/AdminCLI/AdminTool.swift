@@ -69,7 +69,7 @@ public enum AdminTool {
             console.print(type.usage)
             return
         }
-        let command = try type.init(arguments: arguments)
+        let command = try type.init(arguments: AdminArguments(arguments: arguments, usage: type.usage))
         let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
         let session = try configuration.database.openReadOnly(readOnlyURL: configuration.readOnlyURL)
         defer { session.close() }

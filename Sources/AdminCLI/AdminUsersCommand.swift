@@ -20,85 +20,34 @@ struct AdminUsersCommand: AdminCommand {
     static let options: Set<String> = ["sort", "severity", "as-of", "format"]
     static let flags: Set<String> = []
 
-    /// The sort orders.
-    enum Sort: String, CaseIterable {
-        case debt, score, handle
-        case lastNight = "last-night"
-    }
-
-    /// One user's row, as JSON.
-    struct Row: Codable, Equatable {
-        var handle: String
-        var timeZone: String
-        var trackedNights: Int
-        var lastNightWakeDay: LocalDate?
-        var lastNightAsleepSeconds: Int64?
-        var asOf: LocalDate?
-        var debtSeconds: Int64?
-        var severity: DebtSeverity?
-        var score: Int?
-        var grade: SleepGrade?
-        var lastImportAt: Int64?
-        var lastRollupAt: Int64?
-
-        enum CodingKeys: String, CodingKey {
-            case handle, severity, score, grade
-            case timeZone = "time_zone"
-            case trackedNights = "tracked_nights"
-            case lastNightWakeDay = "last_night_wake_day"
-            case lastNightAsleepSeconds = "last_night_asleep_seconds"
-            case asOf = "as_of"
-            case debtSeconds = "debt_seconds"
-            case lastImportAt = "last_import_at"
-            case lastRollupAt = "last_rollup_at"
-        }
-    }
-
     /// The CSV header.
     static let csvHeader = [
         "handle", "time_zone", "tracked_nights", "last_night_wake_day", "last_night_asleep_seconds", "as_of",
         "debt_seconds", "severity", "score", "grade", "last_import_at", "last_rollup_at",
     ]
 
-    let sort: Sort
+    let sort: UsersOverview.Sort
     let severity: DebtSeverity?
     let asOf: LocalDate?
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        if let extra = arguments.positionals.first {
-            throw CLIError.usage("unexpected argument '\(extra)'", help: Self.usage)
-        }
-        let sortText = arguments.value("sort") ?? "handle"
-        guard let sort = Sort(rawValue: sortText) else {
-            throw CLIError.usage(
-                "--sort must be one of debt|score|handle|last-night, not '\(sortText)'", help: Self.usage)
-        }
-        self.sort = sort
-        if let text = arguments.value("severity") {
-            guard let severity = DebtSeverity(rawValue: text) else {
-                throw CLIError.usage(
-                    "--severity must be one of normal|concerning|critical, not '\(text)'", help: Self.usage)
-            }
-            self.severity = severity
-        } else {
-            severity = nil
-        }
-        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
-        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        try arguments.expectPositionals(0)
+        sort = try arguments.choice("sort") ?? .handle
+        severity = try arguments.choice("severity")
+        asOf = try arguments.date("as-of")
+        format = try arguments.format()
     }
 
     func run(_ context: AdminContext) throws {
-        let overviews = try context.users.overviews()
-        guard !overviews.isEmpty else {
+        let overview = try context.users.overview(asOf: asOf, severity: severity, sort: sort)
+        guard overview.userCount > 0 else {
             context.explain(
                 "No users yet: add one with `sleepledger user add HANDLE --time-zone ZONE`.", format: format)
             if format == .json { context.console.print("[]") }
             return
         }
-        var rows = try overviews.map { try row(of: $0, context: context) }
-        if let severity { rows = rows.filter { $0.severity == severity } }
-        rows = sorted(rows)
+        let rows = overview.rows
         switch format {
         case .json:
             context.console.print(try JSONText.encode(rows))
@@ -132,7 +81,7 @@ struct AdminUsersCommand: AdminCommand {
                 table.append(cells)
             }
             var output = table.rendered
-            let shown = "\(rows.count) of \(overviews.count) user\(overviews.count == 1 ? "" : "s")"
+            let shown = "\(rows.count) of \(overview.userCount) user\(overview.userCount == 1 ? "" : "s")"
             let figures =
                 asOf.map { ", 7-day figures computed as of \($0)" } ?? ", 7-day figures as the last rollup stored them"
             output += "\n\(shown)\(figures)\n"
@@ -147,79 +96,6 @@ struct AdminUsersCommand: AdminCommand {
             }
             if rows.isEmpty, let severity { output += "No user has \(severity.rawValue) 7-day debt.\n" }
             context.console.writeOutput(output)
-        }
-    }
-
-    /// The row of one user: stored headline, or with `--as-of` the weekly summary computed
-    /// from the stored nights.
-    func row(of overview: AdminUserOverview, context: AdminContext) throws -> Row {
-        var row = Row(
-            handle: overview.user.handle, timeZone: overview.user.timeZoneIdentifier,
-            trackedNights: overview.trackedNights, lastNightWakeDay: overview.lastNightWakeDay,
-            lastNightAsleepSeconds: overview.lastNightAsleepSeconds, asOf: overview.weekly?.asOf,
-            debtSeconds: overview.weekly?.debtSeconds, severity: overview.weekly?.severity,
-            score: overview.weekly?.score, grade: overview.weekly?.grade, lastImportAt: overview.lastImportAt,
-            lastRollupAt: overview.lastRollupAt)
-        if overview.trackedNights == 0 {
-            // Nothing tracked yet: a stored all-zero headline would read as "no debt".
-            row.asOf = nil
-            row.debtSeconds = nil
-            row.severity = nil
-            row.score = nil
-            row.grade = nil
-        }
-        if let asOf {
-            row.asOf = nil
-            row.debtSeconds = nil
-            row.severity = nil
-            row.score = nil
-            row.grade = nil
-            if overview.trackedNights > 0,
-                case .found(let summary) = try context.results.summary(for: overview.user, horizon: .weekly, asOf: asOf)
-            {
-                // The latest stored night among those the weekly summary read.
-                // The week before an as-of day early in 1900 starts before the supported
-                // dates, where no night is stored.
-                let first = max(
-                    LookBack.nights(for: [.weekly], asOf: asOf).wakeDays.first, LocalDate.supportedRange.lowerBound)
-                let nights = try context.results.nights(for: overview.user, from: first, through: asOf)
-                row.asOf = asOf
-                row.debtSeconds = summary.debt.debtSeconds
-                row.severity = summary.debt.severity
-                row.score = summary.score.overall
-                row.grade = summary.score.grade
-                let latest = nights.last
-                row.lastNightWakeDay = latest?.wakeDay
-                row.lastNightAsleepSeconds = latest?.asleepSeconds
-            }
-        }
-        return row
-    }
-
-    /// Rows in the chosen order; ties and missing values fall back to handle order, the
-    /// order the overviews come in (by handle key: letter case and accent encoding do not
-    /// matter, docs/operations.md "Handles").
-    func sorted(_ rows: [Row]) -> [Row] {
-        let indexed = Array(rows.enumerated())
-        func by(_ isBefore: (Row, Row) -> Bool?) -> [Row] {
-            indexed.sorted { a, b in isBefore(a.element, b.element) ?? (a.offset < b.offset) }.map(\.element)
-        }
-        /// `nil` when equal, so handle order decides.
-        func order<Value: Comparable>(_ x: Value, _ y: Value, _ isBefore: (Value, Value) -> Bool) -> Bool? {
-            x == y ? nil : isBefore(x, y)
-        }
-        switch sort {
-        case .handle:
-            return rows
-        case .debt:
-            return by { a, b in order(a.debtSeconds ?? -1, b.debtSeconds ?? -1, >) }
-        case .score:
-            return by { a, b in order(a.score ?? 101, b.score ?? 101, <) }
-        case .lastNight:
-            return by { a, b in
-                order(
-                    a.lastNightWakeDay?.daysSinceEpoch ?? Int.min, b.lastNightWakeDay?.daysSinceEpoch ?? Int.min, <)
-            }
         }
     }
 }

@@ -70,12 +70,6 @@ public struct UserService {
         return account
     }
 
-    /// One row per user, by handle: settings, stored weekly headline, last import and
-    /// rollup (the admin overview).
-    public func overviews() throws(ServiceError) -> [AdminUserOverview] {
-        try ServiceError.wrapping { try AdminQueries(connection: session.connection).userOverviews() }
-    }
-
     package static func unknown(_ handle: String) -> ServiceError {
         ServiceError(.notFound, "no user with handle \(MessageText.quoted(handle))")
     }
