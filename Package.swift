@@ -145,6 +145,7 @@ let package = Package(
             dependencies: [
                 "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "HealthImport", "ExportFixtures", "LedgerCrypto", "LedgerPasswordHash",
+                "LedgerReadServices",
             ]),
         .testTarget(name: "WebPagesTests", dependencies: ["WebPages", "SleepCore", "SleepReports", "SleepFixtures"]),
         .testTarget(

@@ -1,4 +1,4 @@
-public import LedgerStore
+import LedgerStore
 public import SleepCore
 
 /// The admin overview of every user (`sleepledger-admin users`): one row per user with
@@ -124,7 +124,7 @@ extension UserService {
 
     /// `rows` (in handle order) in the order `sort` names; ties and missing values keep
     /// handle order.
-    static func sorted(_ rows: [UsersOverview.Row], by sort: UsersOverview.Sort) -> [UsersOverview.Row] {
+    package static func sorted(_ rows: [UsersOverview.Row], by sort: UsersOverview.Sort) -> [UsersOverview.Row] {
         typealias Row = UsersOverview.Row
         let indexed = Array(rows.enumerated())
         func by(_ isBefore: (Row, Row) -> Bool?) -> [Row] {
