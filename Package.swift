@@ -28,9 +28,11 @@ let package = Package(
         .target(name: "SleepCore"),
         // Seeded generator of realistic sample streams, for tests and benchmarks.
         .target(name: "SleepFixtures", dependencies: ["SleepCore"]),
-        // SHA-256, HMAC, secure random bytes and constant-time comparison through libcrypto;
-        // Argon2id password hashes through libargon2.
-        .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "CArgon2"]),
+        // SHA-256, HMAC, secure random bytes and constant-time comparison through libcrypto.
+        .target(name: "LedgerCrypto", dependencies: ["COpenSSL"]),
+        // Argon2id password hashes through libargon2 (a target of its own, so what needs only
+        // SHA-256, such as HealthImport, does not link libargon2).
+        .target(name: "LedgerPasswordHash", dependencies: ["CArgon2"]),
         // Readers: export.zip / export.xml / CSV to SleepCore samples plus diagnostics.
         .target(name: "HealthImport", dependencies: ["SleepCore", "CArchive", "LedgerCrypto"]),
         // Reports from SleepCore values: SVG charts, duration, time and label formatting.
@@ -43,12 +45,18 @@ let package = Package(
         // Repositories and migrations: SleepLedger's tables on top of the client (ICU for
         // the handle keys).
         .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore", "CICU"]),
-        // The use cases every front end calls: import, rollup, users, summaries.
+        // The services' basics (where the database is, sessions, ServiceError) and the read-only
+        // use cases: users, summaries, nights, debt, the imports list, the users overview. No
+        // importer, no password hashing, no server: all the admin tool links.
+        .target(
+            name: "LedgerReadServices",
+            dependencies: ["LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports"]),
+        // The use cases every front end calls: import, rollup, users, summaries, tokens, passwords.
         .target(
             name: "LedgerServices",
             dependencies: [
-                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport", "LedgerCrypto", "SleepCore",
-                "SleepReports",
+                "LedgerReadServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "HealthImport",
+                "LedgerCrypto", "LedgerPasswordHash", "SleepCore", "SleepReports",
             ]),
         // The upload server: HTTP on libmicrohttpd, routes, spooling, the import workers.
         .target(
@@ -69,13 +77,20 @@ let package = Package(
             ]),
         // Every web page rendered from generated nights, for WebPagesTests and web-pages-preview.
         .target(name: "WebPageFixtures", dependencies: ["WebPages", "SleepCore", "SleepFixtures"]),
-        // Argument parsing, configuration, output formats and exit codes of both executables.
+        // What both executables share: console, argument parsing, configuration, output formats,
+        // errors and exit codes.
+        .target(name: "CLICommon", dependencies: ["LedgerReadServices", "LedgerStore", "SleepCore", "SleepReports"]),
+        // The commands of `sleepledger`: database, migrations, users, import, rollup, tokens, the server.
         .target(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport", "SleepCore",
-                "CProcessShims",
+                "CLICommon", "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport",
+                "SleepCore", "CProcessShims",
             ]),
+        // The commands of the read-only `sleepledger-admin`, on the read-only services only.
+        .target(
+            name: "AdminCLI",
+            dependencies: ["CLICommon", "LedgerReadServices", "LedgerStore", "SleepCore", "SleepReports"]),
 
         // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
         .target(
@@ -84,7 +99,7 @@ let package = Package(
         .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 
         .executableTarget(name: "sleepledger", dependencies: ["LedgerCLI"]),
-        .executableTarget(name: "sleepledger-admin", dependencies: ["LedgerCLI"]),
+        .executableTarget(name: "sleepledger-admin", dependencies: ["AdminCLI"]),
 
         // Benchmarks: `swift run -c release <name>`; results in docs/benchmarks.md.
         .executableTarget(
@@ -121,6 +136,7 @@ let package = Package(
 
         .testTarget(name: "SleepCoreTests", dependencies: ["SleepCore", "SleepFixtures"]),
         .testTarget(name: "LedgerCryptoTests", dependencies: ["LedgerCrypto"]),
+        .testTarget(name: "LedgerPasswordHashTests", dependencies: ["LedgerPasswordHash", "LedgerCrypto"]),
         .testTarget(
             name: "HealthImportTests",
             dependencies: ["HealthImport", "LedgerCrypto", "SleepCore", "SleepFixtures", "ExportFixtures"],
@@ -135,7 +151,8 @@ let package = Package(
             name: "LedgerServicesTests",
             dependencies: [
                 "LedgerServices", "LedgerStore", "PostgresClient", "EmbeddedPostgres", "LedgerTestSupport", "SleepCore",
-                "SleepFixtures", "HealthImport", "ExportFixtures",
+                "SleepFixtures", "HealthImport", "ExportFixtures", "LedgerCrypto", "LedgerPasswordHash",
+                "LedgerReadServices",
             ]),
         .testTarget(
             name: "LedgerServerTests",
@@ -150,8 +167,8 @@ let package = Package(
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
-                "LedgerCLI", "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport",
-                "SleepCore",
+                "LedgerCLI", "AdminCLI", "CLICommon", "LedgerServer", "LedgerServices", "LedgerReadServices",
+                "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
                 "SleepFixtures", "SleepReports", "sleepledger", "sleepledger-admin", "HealthImport", "ExportFixtures",
                 "make-export", "WebPages",
             ],

@@ -53,7 +53,7 @@ enum RollupCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 
         for failure in report.failures {
-            console.note("sleepledger: rollup of \(failure.handle) failed: \(SleepLedgerTool.oneLine(failure.message))")
+            console.note("sleepledger: rollup of \(failure.handle) failed: \(ErrorReport.oneLine(failure.message))")
         }
         switch format {
         case .json: console.print(try JSONText.encode(RollupRunReport(report: report, durationSeconds: seconds)))

@@ -139,38 +139,13 @@ public struct ImportService {
         }
     }
 
-    /// The user's imports, newest first.
+    /// The user's imports, newest first (``LedgerReadServices/ImportHistory/imports(for:)``).
     public func history(for user: User) throws(ServiceError) -> [AdminImportRecord] {
-        try ServiceError.wrapping { try AdminQueries(connection: session.connection).imports(userID: user.id) }
+        try ImportHistory(session: session).imports(for: user)
     }
 
-    /// Each stored diagnostic as one line: `file:line: reason` for the importer's
-    /// diagnostics, its `message` (with `kind`/`code` and `count` when present), or the
-    /// compact JSON of anything else.
-    public static func diagnosticLines(_ json: String) -> [String] {
-        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
-        return array.map { element in
-            if let object = element as? [String: Any] {
-                // What `sleepledger import` stores: {"file", "line", "reason"}.
-                if let file = object["file"] as? String, let line = object["line"] as? Int,
-                    let reason = object["reason"] as? String
-                {
-                    return "\(file):\(line): \(reason)"
-                }
-                var parts: [String] = []
-                if let kind = (object["kind"] ?? object["code"]) as? String { parts.append(kind) }
-                if let message = object["message"] as? String { parts.append(message) }
-                if let count = object["count"] as? Int { parts.append("(\(count))") }
-                if !parts.isEmpty { return parts.joined(separator: " ") }
-            }
-            if let text = element as? String { return text }
-            guard
-                let data = try? JSONSerialization.data(
-                    withJSONObject: element, options: [.sortedKeys, .fragmentsAllowed])
-            else { return "\(element)" }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
+    /// Each stored diagnostic as one line (``LedgerReadServices/ImportHistory/diagnosticLines(_:)``).
+    public static func diagnosticLines(_ json: String) -> [String] { ImportHistory.diagnosticLines(json) }
 
     /// A strict import refuses the input when any record was rejected.
     static func checkStrict(_ report: ReadReport, options: Options, name: String) throws(ServiceError) {

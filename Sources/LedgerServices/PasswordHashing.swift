@@ -1,8 +1,9 @@
 import Foundation
-public import LedgerCrypto
+import LedgerCrypto
+public import LedgerPasswordHash
 
 /// Argon2id hashing shared by everything one process does: the parameters new hashes get
-/// (``LedgerCrypto/Argon2id/Parameters/standard`` unless tests choose cheaper ones), and a
+/// (``LedgerPasswordHash/Argon2id/Parameters/standard`` unless tests choose cheaper ones), and a
 /// bound on hashes computed at once, since each holds its memory cost (64 MiB by default)
 /// for its whole run. A hash that cannot start within ``waitSeconds`` is refused with
 /// ``ServiceError/Kind/busy``.

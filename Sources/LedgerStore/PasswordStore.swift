@@ -2,7 +2,7 @@ public import PostgresClient
 
 /// People's sign-in passwords (table `user_passwords`, migration 0014): one Argon2id hash
 /// per user in libargon2's encoded form (parameters and salt recorded beside the hash),
-/// written and read by the services; the hashing itself is `LedgerCrypto.Argon2id`'s.
+/// written and read by the services; the hashing itself is `LedgerPasswordHash.Argon2id`'s.
 public struct PasswordStore {
     /// What signing in needs of a handle: whose it is and the stored hash.
     public struct Credential: Sendable, Hashable {

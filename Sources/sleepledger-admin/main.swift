@@ -1,5 +1,5 @@
+import AdminCLI
 import Foundation
-import LedgerCLI
 
 let code = AdminTool.run(
     arguments: Array(CommandLine.arguments.dropFirst()),

@@ -1,3 +1,4 @@
+import AdminCLI
 import Foundation
 import LedgerCLI
 import LedgerStore

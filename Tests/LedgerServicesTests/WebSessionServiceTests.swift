@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCrypto
+import LedgerPasswordHash
 import LedgerServices
 import LedgerStore
 import PostgresClient

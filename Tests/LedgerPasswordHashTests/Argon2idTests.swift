@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCrypto
+import LedgerPasswordHash
 import Testing
 
 /// Argon2id through libargon2: published vectors, the encoded form's recorded parameters,

@@ -1,4 +1,4 @@
-public import LedgerServices
+public import LedgerReadServices
 
 /// Process exit codes, sysexits style, shared by every SleepLedger command (docs/cli.md).
 public enum ExitCode: Int32, Sendable, CaseIterable {

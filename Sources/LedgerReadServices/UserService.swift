@@ -4,8 +4,10 @@ import PostgresClient
 public import SleepCore
 import SleepReports
 
-/// The people whose sleep is tracked: adding, listing, changing and removing users, with
-/// the rules a handle, a zone and the goals must follow.
+/// The people whose sleep is tracked: listing them, one by handle, a person's account, the
+/// admin overview, and the rules a handle, a zone and the goals must follow. Adding,
+/// changing and removing users are in `LedgerServices` (`UserService+Changes.swift`), so
+/// the read-only tool does not carry them.
 ///
 /// Rules: a handle is 1-64 characters (as a person counts them: a letter with its accents
 /// is one), each a letter, digit, `.`, `_`, `-` or `@`, at most 256 bytes in UTF-8; it is
@@ -23,27 +25,7 @@ public struct UserService {
         self.session = session
     }
 
-    private var store: UserStore { UserStore(connection: session.connection) }
-
-    /// Adds a user; goals not given are the defaults (``SleepCore/SleepGoals``).
-    @discardableResult
-    public func add(handle: String, timeZone: String, targetSeconds: Int64?, minimumSeconds: Int64?)
-        throws(ServiceError) -> User
-    {
-        let goals = SleepGoals(
-            targetSeconds: targetSeconds ?? SleepGoals().targetSeconds,
-            minimumSeconds: minimumSeconds ?? SleepGoals().minimumSeconds)
-        try Self.validate(timeZone: timeZone)
-        try Self.validate(goals: goals)
-        try Self.validate(handle: handle)
-        do {
-            return try store.add(handle: handle, timeZone: timeZone, goals: goals)
-        } catch let error as PostgresError where error.kind == .alreadyExists {
-            throw Self.taken(handle)
-        } catch {
-            throw ServiceError(error)
-        }
-    }
+    package var store: UserStore { UserStore(connection: session.connection) }
 
     /// Every user, by handle.
     public func list() throws(ServiceError) -> [User] {
@@ -56,46 +38,6 @@ public struct UserService {
             throw Self.unknown(handle)
         }
         return user
-    }
-
-    /// Changes the user's zone and goals, and with `newHandle` renames the user; `nil`
-    /// keeps a value. Returns the user as stored. A new handle follows the handle rules
-    /// and may not be another user's (``ServiceError/Kind/alreadyExists``); it may differ
-    /// from the current one in letter case only.
-    @discardableResult
-    public func update(
-        handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, newHandle: String? = nil
-    ) throws(ServiceError) -> User {
-        if let timeZone { try Self.validate(timeZone: timeZone) }
-        if let newHandle { try Self.validate(handle: newHandle) }
-        let user = try user(handle: handle)
-        let goals = SleepGoals(
-            targetSeconds: targetSeconds ?? user.goals.targetSeconds,
-            minimumSeconds: minimumSeconds ?? user.goals.minimumSeconds)
-        try Self.validate(goals: goals)
-        do {
-            return try store.update(
-                handle: handle, newHandle: newHandle, timeZone: timeZone ?? user.timeZoneIdentifier, goals: goals)
-        } catch let error as StoreError where error.kind == .notFound {
-            throw Self.unknown(handle)
-        } catch let error as PostgresError where error.kind == .alreadyExists {
-            throw Self.taken(newHandle ?? handle)
-        } catch {
-            throw ServiceError(error)
-        }
-    }
-
-    /// Deletes the user and, by cascade, every row of theirs. When an import of the user
-    /// is running, `onWait` is called with what holds the user's import lock (`nil` when
-    /// that cannot be told) and the removal waits for the import to end.
-    public func remove(handle: String, onWait: (ImportLockHolder?) -> Void = { _ in }) throws(ServiceError) {
-        do {
-            try store.remove(handle: handle, onWait: onWait)
-        } catch let error as StoreError where error.kind == .notFound {
-            throw Self.unknown(handle)
-        } catch {
-            throw ServiceError(error)
-        }
     }
 
     /// A person's own account as the API shows it: settings and bookkeeping times.
@@ -128,17 +70,11 @@ public struct UserService {
         return account
     }
 
-    /// One row per user, by handle: settings, stored weekly headline, last import and
-    /// rollup (the admin overview).
-    public func overviews() throws(ServiceError) -> [AdminUserOverview] {
-        try ServiceError.wrapping { try AdminQueries(connection: session.connection).userOverviews() }
-    }
-
-    static func unknown(_ handle: String) -> ServiceError {
+    package static func unknown(_ handle: String) -> ServiceError {
         ServiceError(.notFound, "no user with handle \(MessageText.quoted(handle))")
     }
 
-    static func taken(_ handle: String) -> ServiceError {
+    package static func taken(_ handle: String) -> ServiceError {
         ServiceError(.alreadyExists, "a user with handle \(MessageText.quoted(handle)) already exists")
     }
 
@@ -213,5 +149,5 @@ public struct UserService {
     }
 
     /// IANA zone names known to this system's time zone database.
-    static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
+    package static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
 }

@@ -1,4 +1,4 @@
-public import LedgerServices
+public import LedgerReadServices
 
 /// The command-line layer's one error type: what went wrong, in one line a person can act
 /// on, and the exit code it maps to.

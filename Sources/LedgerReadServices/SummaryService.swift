@@ -155,7 +155,7 @@ public struct SummaryService {
     /// computed, by the rollup and on the fly. Reads the nights `LookBack` names from
     /// `nights`; nights the caller has just built and holds in `rebuilt` (every night from
     /// `from` on, or all of them when `from` is `nil`) are used instead of reading them.
-    static func summaries(
+    package static func summaries(
         userID: Int64, goals: SleepGoals, asOf: LocalDate, horizons: [Horizon], rules: MetricRules,
         nights store: NightStore, rebuilt: (from: LocalDate?, nights: [Night])? = nil
     ) throws -> [Summary] {

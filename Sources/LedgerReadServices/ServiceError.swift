@@ -1,5 +1,4 @@
 import EmbeddedPostgres
-import HealthImport
 import LedgerStore
 import PostgresClient
 
@@ -93,11 +92,8 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             self.init(kind, error.description, debugDetail: error.debugDetail)
         case let error as ClusterError:
             self.init(.unavailable, error.description)
-        case ImportError.badFile(let file, let line, let reason):
-            let (file, reason) = (MessageText.escaped(file), MessageText.escaped(reason))
-            self.init(.refusedInput, line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)")
-        case ImportError.io(let file, let reason):
-            self.init(.unreadableInput, "cannot read \(MessageText.escaped(file)): \(MessageText.escaped(reason))")
+        case let error as any ServiceErrorConvertible:
+            self = error.serviceError
         default:
             self.init(.internalFailure, "internal error: \(error)")
         }
@@ -105,7 +101,7 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
 
     /// Runs `body`, turning whatever it throws into a ``ServiceError``: every public
     /// service call throws only this type.
-    static func wrapping<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+    package static func wrapping<T>(_ body: () throws -> T) throws(ServiceError) -> T {
         do {
             return try body()
         } catch {
@@ -115,4 +111,13 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
 
     /// The message.
     public var description: String { message }
+}
+
+/// An error of a layer this target does not link, which says itself what it is as a
+/// ``ServiceError``: the importer's `ImportError` (its conformance is in `LedgerServices`,
+/// beside the import use cases, so the read-only services need not link the readers).
+/// ``ServiceError/init(_:)`` maps such an error through ``serviceError``.
+public protocol ServiceErrorConvertible: Error {
+    /// The error as the use cases report it.
+    var serviceError: ServiceError { get }
 }

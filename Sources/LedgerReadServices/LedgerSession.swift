@@ -1,5 +1,5 @@
 import LedgerStore
-import PostgresClient
+package import PostgresClient
 
 /// One open connection to the ledger, handed to the services: one request, command or
 /// job at a time. Close it with ``close()`` (closing twice is harmless).
@@ -11,13 +11,13 @@ import PostgresClient
 /// transaction and a plain `BEGIN` are read-only too, and its own transactions begin
 /// `READ ONLY` explicitly.
 public final class LedgerSession {
-    let connection: Connection
+    package let connection: Connection
     /// Whether every transaction of this session is read-only by the session's own doing.
     public let isReadOnly: Bool
 
     /// Wraps `connection`; for a read-only session, its characteristics are already set
     /// (``makeReadOnly(_:)``).
-    init(connection: Connection, isReadOnly: Bool = false) {
+    package init(connection: Connection, isReadOnly: Bool = false) {
         self.connection = connection
         self.isReadOnly = isReadOnly
     }
@@ -26,7 +26,7 @@ public final class LedgerSession {
     /// (`SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY`): explicit ones that do not
     /// say `READ WRITE`, and the implicit one around each statement outside a transaction.
     /// Only the session itself can undo it, and SleepLedger's code never does.
-    static func makeReadOnly(_ connection: Connection) throws {
+    package static func makeReadOnly(_ connection: Connection) throws {
         try connection.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", name: "session.readOnly")
     }
 
@@ -71,7 +71,7 @@ public final class LedgerSession {
     /// are sent together (``PostgresClient/Connection/pipelinedTransaction(_:readOnly:)``)
     /// and run in that order, so the setting is in force for every statement. Returns the
     /// statements' results; a database failure is a ``ServiceError``.
-    func readAsUser(_ userID: Int64, _ statements: [PipelinedStatement]) throws(ServiceError) -> [QueryResult] {
+    package func readAsUser(_ userID: Int64, _ statements: [PipelinedStatement]) throws(ServiceError) -> [QueryResult] {
         do {
             return Array(
                 try connection.pipelinedTransaction([Self.userSetting(userID)] + statements, readOnly: true)
@@ -88,7 +88,7 @@ public final class LedgerSession {
     /// credentials' result, then the statements'. The caller checks the credentials before
     /// it uses anything read; statements written for the current user
     /// (``LedgerStore/DatabaseRoles/currentUserID``) read nothing for a wrong token.
-    func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
+    package func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
         -> [QueryResult]
     {
         do {
@@ -105,7 +105,7 @@ public final class LedgerSession {
 
     /// The statement naming the user whose rows row-level security shows, until the
     /// transaction ends.
-    static func userSetting(_ userID: Int64) -> PipelinedStatement {
+    package static func userSetting(_ userID: Int64) -> PipelinedStatement {
         PipelinedStatement(
             "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))],
             name: "session.asUser")

@@ -1,4 +1,5 @@
-import LedgerServices
+import CLICommon
+import LedgerReadServices
 import LedgerStore
 import SleepCore
 
@@ -57,31 +58,5 @@ struct AdminContext {
             explain(Self.message(for: absence, user: user), format: format)
             return nil
         }
-    }
-
-    // MARK: Shared option parsing
-
-    /// `--horizon`, default `fallback`.
-    static func horizon(_ arguments: Arguments, default fallback: Horizon, usage: String) throws -> Horizon {
-        guard let text = arguments.value("horizon") else { return fallback }
-        guard let horizon = Horizon(rawValue: text) else {
-            let names = Horizon.allCases.map(\.rawValue).joined(separator: "|")
-            throw CLIError.usage("--horizon must be one of \(names), not '\(text)'", help: usage)
-        }
-        return horizon
-    }
-
-    /// A `YYYY-MM-DD` option, if given, within the supported dates (``Arguments/date(_:usage:)``).
-    static func date(_ arguments: Arguments, _ name: String, usage: String) throws -> LocalDate? {
-        try arguments.date(name, usage: usage)
-    }
-
-    /// The single HANDLE positional.
-    static func handle(_ arguments: Arguments, usage: String) throws -> String {
-        guard let handle = arguments.positionals.first else { throw CLIError.usage("missing HANDLE", help: usage) }
-        guard arguments.positionals.count == 1 else {
-            throw CLIError.usage("unexpected argument '\(arguments.positionals[1])'", help: usage)
-        }
-        return handle
     }
 }

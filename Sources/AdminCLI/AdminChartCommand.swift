@@ -1,5 +1,6 @@
+import CLICommon
 import Foundation
-import LedgerServices
+import LedgerReadServices
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -30,8 +31,8 @@ struct AdminChartCommand: AdminCommand {
     let asOf: LocalDate?
     let output: String
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
         guard let kindText = arguments.value("kind") else {
             throw CLIError.usage("missing --kind debt|duration", help: Self.usage)
         }
@@ -43,8 +44,8 @@ struct AdminChartCommand: AdminCommand {
             throw CLIError.usage("missing --output FILE.svg", help: Self.usage)
         }
         self.output = output
-        horizon = try AdminContext.horizon(arguments, default: .weekly, usage: Self.usage)
-        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
+        horizon = try arguments.horizon()
+        asOf = try arguments.date("as-of")
     }
 
     func run(_ context: AdminContext) throws {

@@ -4,18 +4,21 @@ import Foundation
 /// their control characters are replaced (``TerminalText``); styled cells are
 /// ``TerminalText``. Columns are as wide as their widest visible cell; lines carry no
 /// trailing spaces.
-struct TextTable {
-    var header: [String]
-    var rows: [[TerminalText]] = []
+package struct TextTable {
+    package var header: [String]
+    package var rows: [[TerminalText]] = []
+
+    /// A table with these column headings and no rows yet.
+    package init(header: [String]) { self.header = header }
 
     /// Appends a row of values.
-    mutating func append(_ row: [String]) { rows.append(row.map { TerminalText($0) }) }
+    package mutating func append(_ row: [String]) { rows.append(row.map { TerminalText($0) }) }
 
     /// Appends a row of cells made for the terminal (values interpolated, styling).
-    mutating func append(_ row: [TerminalText]) { rows.append(row) }
+    package mutating func append(_ row: [TerminalText]) { rows.append(row) }
 
     /// Every line, the header first.
-    var lines: [TerminalText] {
+    package var lines: [TerminalText] {
         let all = [header.map { TerminalText($0) }] + rows
         let widths = header.indices.map { column in all.map { $0[column].width }.max() ?? 0 }
         return all.map { row in
@@ -32,7 +35,7 @@ struct TextTable {
     }
 
     /// The lines, each ending in a newline.
-    var rendered: TerminalText {
+    package var rendered: TerminalText {
         lines.reduce(into: TerminalText.empty) { $0 += $1 + "\n" }
     }
 }

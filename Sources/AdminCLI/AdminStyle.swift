@@ -1,3 +1,4 @@
+import CLICommon
 import Foundation
 import SleepCore
 

@@ -8,7 +8,7 @@ protocol AdminCommand {
     /// Boolean flags.
     static var flags: Set<String> { get }
     /// Validates the arguments before any connection is made.
-    init(arguments: Arguments) throws
+    init(arguments: AdminArguments) throws
     /// Reads and prints, inside the command's read-only transaction.
     func run(_ context: AdminContext) throws
 }

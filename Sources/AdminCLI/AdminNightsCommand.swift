@@ -1,3 +1,4 @@
+import CLICommon
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -29,13 +30,13 @@ struct AdminNightsCommand: AdminCommand {
     let withNaps: Bool
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
-        from = try AdminContext.date(arguments, "from", usage: Self.usage)
-        to = try AdminContext.date(arguments, "to", usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
+        from = try arguments.date("from")
+        to = try arguments.date("to")
         if let from, let to, to < from { throw CLIError.usage("--to \(to) is before --from \(from)", help: Self.usage) }
         withNaps = arguments.has("naps")
-        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+        format = try arguments.format()
     }
 
     func run(_ context: AdminContext) throws {

@@ -1,6 +1,6 @@
 import EmbeddedPostgres
 public import LedgerStore
-import PostgresClient
+package import PostgresClient
 
 /// Where the ledger's database is and which schema this build speaks: the one place that
 /// opens connections for the use cases.
@@ -52,7 +52,7 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
     public var description: String { configuration.description }
 
     /// The migrator for this build's migrations.
-    func migrator() throws(ServiceError) -> Migrator {
+    package func migrator() throws(ServiceError) -> Migrator {
         guard let migrationsFolder else {
             throw ServiceError(
                 .internalFailure,
@@ -166,7 +166,7 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
 
     /// A plain connection to the configured database (the embedded cluster must already
     /// run: open a session first), for work spread over several connections.
-    func connect() throws -> Connection {
+    package func connect() throws -> Connection {
         try Connection(conninfo: configuration.conninfo(startingEmbeddedCluster: false))
     }
 

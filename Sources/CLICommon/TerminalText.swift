@@ -46,7 +46,7 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
 
     /// Text wrapped in an SGR (Select Graphic Rendition) sequence, `ESC [ code m`, and a
     /// reset; the visible text is unchanged.
-    init(styling text: TerminalText, code: String) {
+    package init(styling text: TerminalText, code: String) {
         rendered = "\u{1B}[\(code)m" + text.rendered + "\u{1B}[0m"
         visible = text.visible
     }
@@ -58,7 +58,7 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
     public var description: String { rendered }
 
     /// How many columns it takes (characters, styling left out).
-    var width: Int { visible.count }
+    package var width: Int { visible.count }
 
     /// Both texts one after the other.
     public static func + (left: TerminalText, right: TerminalText) -> TerminalText {
@@ -74,7 +74,7 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
     }
 
     /// The text without trailing spaces (styling at the end is kept).
-    func trimmingTrailingSpaces() -> TerminalText {
+    package func trimmingTrailingSpaces() -> TerminalText {
         var text = self
         while text.rendered.hasSuffix(" "), text.visible.hasSuffix(" ") {
             text.rendered.removeLast()
@@ -84,7 +84,7 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
     }
 
     /// The text split at its newlines (styling must not span lines).
-    func lines() -> [TerminalText] {
+    package func lines() -> [TerminalText] {
         let rendered = self.rendered.split(separator: "\n", omittingEmptySubsequences: false)
         let visible = self.visible.split(separator: "\n", omittingEmptySubsequences: false)
         guard rendered.count == visible.count else { return [self] }
@@ -140,5 +140,5 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
     }
 
     /// Whether a terminal could act on the scalar instead of showing it.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool { ControlCharacters.isControl(scalar) }
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool { ControlCharacters.isControl(scalar) }
 }

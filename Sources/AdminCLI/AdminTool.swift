@@ -1,4 +1,5 @@
-import LedgerServices
+public import CLICommon
+import LedgerReadServices
 
 /// The `sleepledger-admin` executable: a read-only view of users' sleep debt for admins
 /// and support staff (docs/admin.md). It connects as the read-only role in a session that
@@ -31,7 +32,7 @@ public enum AdminTool {
     /// Runs one invocation; `arguments` excludes the program name. Never throws: errors
     /// are one line on standard error and an exit code.
     public static func run(arguments: [String], environment: [String: String], console: Console) -> ExitCode {
-        SleepLedgerTool.reporting(program: "sleepledger-admin", environment: environment, console: console) {
+        ErrorReport.reporting(program: "sleepledger-admin", environment: environment, console: console) {
             try dispatch(arguments, environment: environment, console: console)
         }
     }
@@ -68,7 +69,7 @@ public enum AdminTool {
             console.print(type.usage)
             return
         }
-        let command = try type.init(arguments: arguments)
+        let command = try type.init(arguments: AdminArguments(arguments: arguments, usage: type.usage))
         let configuration = try Configuration(environment: environment, isTerminal: console.isTerminal)
         let session = try configuration.database.openReadOnly(readOnlyURL: configuration.readOnlyURL)
         defer { session.close() }

@@ -1,5 +1,6 @@
+import CLICommon
 import Foundation
-import LedgerServices
+import LedgerReadServices
 import LedgerStore
 import SleepReports
 
@@ -45,20 +46,20 @@ struct AdminImportsCommand: AdminCommand {
     let handle: String
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
-        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
+        format = try arguments.format()
     }
 
     func run(_ context: AdminContext) throws {
         let user = try context.user(handle)
-        let records = try ImportService(session: context.session).history(for: user).map { record in
+        let records = try ImportHistory(session: context.session).imports(for: user).map { record in
             Record(
                 id: record.id, fileName: record.fileName, sizeBytes: record.sizeBytes, kind: record.kind,
                 status: record.status, startedAt: record.startedAt, finishedAt: record.finishedAt,
                 samplesRead: record.samplesRead, samplesInserted: record.samplesInserted,
                 samplesDuplicate: record.samplesDuplicate, samplesRejected: record.samplesRejected,
-                diagnostics: ImportService.diagnosticLines(record.diagnosticsJSON))
+                diagnostics: ImportHistory.diagnosticLines(record.diagnosticsJSON))
         }
         if records.isEmpty {
             context.explain(

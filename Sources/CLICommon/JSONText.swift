@@ -8,15 +8,15 @@ import Foundation
 /// the bidirectional controls (which JSON does not require escaping) are escaped the same
 /// way here (`\u009b`, `\u202e`). Outside strings JSON is ASCII, so escaping them wherever
 /// they appear is exact.
-enum JSONText {
-    static func encode(_ value: some Encodable) throws -> String {
+package enum JSONText {
+    package static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return escapingControls(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     /// `json` with every control scalar ``TerminalText`` would replace written as `\uXXXX`.
-    static func escapingControls(_ json: String) -> String {
+    package static func escapingControls(_ json: String) -> String {
         guard json.unicodeScalars.contains(where: TerminalText.isControl) else { return json }
         var result = ""
         for scalar in json.unicodeScalars {

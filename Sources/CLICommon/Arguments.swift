@@ -1,4 +1,4 @@
-import SleepCore
+package import SleepCore
 
 /// A small hand-written argument parser: positionals, `--name value`, `--name=value` and
 /// boolean `--flag`s, validated against what a command declares.
@@ -75,7 +75,7 @@ public struct Arguments: Sendable {
 
     /// A `YYYY-MM-DD` option, if given: a usage error (exit 64) naming the supported
     /// range when it is malformed or outside `LocalDate.supportedRange`.
-    func date(_ name: String, usage: String) throws(CLIError) -> LocalDate? {
+    package func date(_ name: String, usage: String) throws(CLIError) -> LocalDate? {
         guard let text = value(name) else { return nil }
         guard let date = LocalDate(text), date.isSupported else {
             throw .usage(

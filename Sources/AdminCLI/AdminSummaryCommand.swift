@@ -1,4 +1,5 @@
-import LedgerServices
+import CLICommon
+import LedgerReadServices
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -25,11 +26,11 @@ struct AdminSummaryCommand: AdminCommand {
     let asOf: LocalDate?
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
-        horizon = try AdminContext.horizon(arguments, default: .weekly, usage: Self.usage)
-        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
-        format = try OutputFormat.parse(arguments.value("format"), allowed: [.text, .json], usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
+        horizon = try arguments.horizon()
+        asOf = try arguments.date("as-of")
+        format = try arguments.format(allowed: [.text, .json])
     }
 
     func run(_ context: AdminContext) throws {

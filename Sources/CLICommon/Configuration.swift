@@ -1,5 +1,5 @@
 import Foundation
-public import LedgerServices
+public import LedgerReadServices
 import LedgerStore
 import SleepReports
 
@@ -56,7 +56,7 @@ public struct Configuration: Sendable, CustomStringConvertible, CustomReflectabl
 
     /// A time setting: unset or empty gives `fallback`; else seconds (`300`, `0.5`) or a
     /// duration (`5m`, `90s`, `1h30m`).
-    static func seconds(
+    package static func seconds(
         _ environment: [String: String], _ variable: String, default fallback: Double, allowsZero: Bool
     ) throws(CLIError) -> Double {
         guard let text = environment[variable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
@@ -82,7 +82,7 @@ public struct Configuration: Sendable, CustomStringConvertible, CustomReflectabl
     public var customMirror: Mirror { Mirror(self, children: [:]) }
 
     /// Whether `SLEEPLEDGER_DEBUG` asks for debug detail (`1`, `true` or `yes`).
-    static func showsDebugDetail(_ environment: [String: String]) -> Bool {
+    package static func showsDebugDetail(_ environment: [String: String]) -> Bool {
         ["1", "true", "yes"].contains(environment["SLEEPLEDGER_DEBUG"]?.lowercased() ?? "")
     }
 }

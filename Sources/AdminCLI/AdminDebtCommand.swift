@@ -1,3 +1,4 @@
+import CLICommon
 import LedgerStore
 import SleepCore
 import SleepReports
@@ -27,11 +28,11 @@ struct AdminDebtCommand: AdminCommand {
     let asOf: LocalDate?
     let format: OutputFormat
 
-    init(arguments: Arguments) throws {
-        handle = try AdminContext.handle(arguments, usage: Self.usage)
-        horizon = try AdminContext.horizon(arguments, default: .weekly, usage: Self.usage)
-        asOf = try AdminContext.date(arguments, "as-of", usage: Self.usage)
-        format = try OutputFormat.parse(arguments.value("format"), allowed: OutputFormat.allCases, usage: Self.usage)
+    init(arguments: AdminArguments) throws {
+        handle = try arguments.handle()
+        horizon = try arguments.horizon()
+        asOf = try arguments.date("as-of")
+        format = try arguments.format()
     }
 
     func run(_ context: AdminContext) throws {

@@ -1,0 +1,68 @@
+public import LedgerReadServices
+public import LedgerStore
+import PostgresClient
+import SleepCore
+
+/// Adding, changing and removing users, under the rules of ``LedgerReadServices/UserService``
+/// (the reads live with it in the read-only services).
+extension UserService {
+    /// Adds a user; goals not given are the defaults (``SleepCore/SleepGoals``).
+    @discardableResult
+    public func add(handle: String, timeZone: String, targetSeconds: Int64?, minimumSeconds: Int64?)
+        throws(ServiceError) -> User
+    {
+        let goals = SleepGoals(
+            targetSeconds: targetSeconds ?? SleepGoals().targetSeconds,
+            minimumSeconds: minimumSeconds ?? SleepGoals().minimumSeconds)
+        try Self.validate(timeZone: timeZone)
+        try Self.validate(goals: goals)
+        try Self.validate(handle: handle)
+        do {
+            return try store.add(handle: handle, timeZone: timeZone, goals: goals)
+        } catch let error as PostgresError where error.kind == .alreadyExists {
+            throw Self.taken(handle)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Changes the user's zone and goals, and with `newHandle` renames the user; `nil`
+    /// keeps a value. Returns the user as stored. A new handle follows the handle rules
+    /// and may not be another user's (``ServiceError/Kind/alreadyExists``); it may differ
+    /// from the current one in letter case only.
+    @discardableResult
+    public func update(
+        handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, newHandle: String? = nil
+    ) throws(ServiceError) -> User {
+        if let timeZone { try Self.validate(timeZone: timeZone) }
+        if let newHandle { try Self.validate(handle: newHandle) }
+        let user = try user(handle: handle)
+        let goals = SleepGoals(
+            targetSeconds: targetSeconds ?? user.goals.targetSeconds,
+            minimumSeconds: minimumSeconds ?? user.goals.minimumSeconds)
+        try Self.validate(goals: goals)
+        do {
+            return try store.update(
+                handle: handle, newHandle: newHandle, timeZone: timeZone ?? user.timeZoneIdentifier, goals: goals)
+        } catch let error as StoreError where error.kind == .notFound {
+            throw Self.unknown(handle)
+        } catch let error as PostgresError where error.kind == .alreadyExists {
+            throw Self.taken(newHandle ?? handle)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Deletes the user and, by cascade, every row of theirs. When an import of the user
+    /// is running, `onWait` is called with what holds the user's import lock (`nil` when
+    /// that cannot be told) and the removal waits for the import to end.
+    public func remove(handle: String, onWait: (ImportLockHolder?) -> Void = { _ in }) throws(ServiceError) {
+        do {
+            try store.remove(handle: handle, onWait: onWait)
+        } catch let error as StoreError where error.kind == .notFound {
+            throw Self.unknown(handle)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+}
