@@ -30,6 +30,8 @@ enum RollupCommand {
             throw CLIError.usage("rollup takes no positional arguments", help: usage)
         }
         let format = try OutputFormat.parse(arguments.value("format"), usage: usage)
+        // One worker thread per core by default: two malloc arenas.
+        MallocArenas.limit(environment)
         var settings = RollupSettings(
             handle: arguments.value("user"), isFullRebuild: arguments.has("all"),
             workers: ProcessInfo.processInfo.activeProcessorCount)

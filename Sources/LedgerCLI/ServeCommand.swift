@@ -1,4 +1,3 @@
-import CProcessShims
 import Dispatch
 import Foundation
 import Glibc
@@ -59,11 +58,8 @@ enum ServeCommand {
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("serve takes no arguments", help: usage) }
         let configuration = try serverConfiguration(arguments, environment: environment)
-        // A thread per connection: glibc gives threads up to 8 malloc arenas per core, and
-        // freed memory in them is seldom returned, so resident memory climbed with every
-        // import under a long load (deploy/soak.sh: +38 % in ten minutes). Two arenas hold
-        // it level; MALLOC_ARENA_MAX in the environment still decides when set.
-        if environment["MALLOC_ARENA_MAX"] == nil { _ = CProcessShims_limitMallocArenas(2) }
+        // A thread per connection (and the import workers): two malloc arenas.
+        MallocArenas.limit(environment)
         let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
         let database = settings.database
         let server = SleepLedgerServer(

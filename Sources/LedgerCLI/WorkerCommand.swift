@@ -24,6 +24,8 @@ enum WorkerCommand {
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("worker takes no arguments", help: usage) }
         let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
+        // One worker thread per core by default: two malloc arenas.
+        MallocArenas.limit(environment)
         let database = settings.database
         if database.embeddedHome != nil { try database.startCluster() }
         let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }

@@ -236,10 +236,4 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
     public func clusterConninfo() -> String? {
         embeddedHome.map { EmbeddedCluster(home: $0).conninfo() }
     }
-
-    /// Whether a session of `pool` answers within `seconds` with a schema this version can
-    /// use (``checkSchema(on:)``): the server's health.
-    public func isHealthy(using pool: SessionPool, waitingUpTo seconds: Double) -> Bool {
-        (try? pool.withSession(timeout: seconds) { session in try checkSchema(on: session) }) != nil
-    }
 }

@@ -92,7 +92,7 @@ public struct SummaryService {
     /// (``SleepCore/Summary/hasNightData``), or the person has nights at all (a horizon
     /// whose window holds none shows as empty rather than as missing). Otherwise the
     /// answer is an ``Absence``, decided by ``absence(of:)`` alone.
-    static func isWorthShowing(hasNightData: Bool, _ userHasNights: () throws -> Bool) rethrows -> Bool {
+    package static func isWorthShowing(hasNightData: Bool, _ userHasNights: () throws -> Bool) rethrows -> Bool {
         try hasNightData || userHasNights()
     }
 

@@ -51,6 +51,6 @@ struct ImportDocument: Encodable {
         counts = job.sampleCounts.map {
             Counts(read: $0.read, inserted: $0.inserted, duplicate: $0.duplicate, rejected: $0.rejected)
         }
-        diagnostics = job.diagnosticsJSON.map { ImportService.diagnosticLines($0) } ?? []
+        diagnostics = job.diagnosticsJSON.map { ImportHistory.diagnosticLines($0) } ?? []
     }
 }

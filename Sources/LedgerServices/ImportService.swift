@@ -139,14 +139,6 @@ public struct ImportService {
         }
     }
 
-    /// The user's imports, newest first (``LedgerReadServices/ImportHistory/imports(for:)``).
-    public func history(for user: User) throws(ServiceError) -> [AdminImportRecord] {
-        try ImportHistory(session: session).imports(for: user)
-    }
-
-    /// Each stored diagnostic as one line (``LedgerReadServices/ImportHistory/diagnosticLines(_:)``).
-    public static func diagnosticLines(_ json: String) -> [String] { ImportHistory.diagnosticLines(json) }
-
     /// A strict import refuses the input when any record was rejected.
     static func checkStrict(_ report: ReadReport, options: Options, name: String) throws(ServiceError) {
         guard options.isStrict, report.rejected > 0 else { return }

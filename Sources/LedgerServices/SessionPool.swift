@@ -95,3 +95,11 @@ public final class SessionPool: SessionSource, @unchecked Sendable {
         for session in sessions { session.close() }
     }
 }
+
+extension LedgerDatabase {
+    /// Whether a session of `pool` answers within `seconds` with a schema this version can
+    /// use (``checkSchema(on:)``): the server's health.
+    public func isHealthy(using pool: SessionPool, waitingUpTo seconds: Double) -> Bool {
+        (try? pool.withSession(timeout: seconds) { session in try checkSchema(on: session) }) != nil
+    }
+}

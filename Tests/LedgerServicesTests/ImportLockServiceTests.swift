@@ -63,7 +63,7 @@ struct ImportLockServiceTests {
         #expect(finished.seconds < 10)
 
         let service = ImportService(session: fixture.session)
-        let history = try service.history(for: anna)
+        let history = try ImportHistory(session: service.session).imports(for: anna)
         #expect(history.map(\.status) == ["failed"])
         let observer = try Connection(conninfo: fixture.conninfo)
         defer { observer.close() }
@@ -123,7 +123,7 @@ struct ImportLockServiceTests {
             ))
         #expect(seen.withLock { $0 }.map { $0?.activity } == [.importing(importID: firstID, fileName: "holder.xml")])
         // The busy attempt read nothing and is not in the history; the first one succeeded.
-        #expect(try ImportService(session: fixture.session).history(for: anna).map(\.status) == ["succeeded"])
+        #expect(try ImportHistory(session: fixture.session).imports(for: anna).map(\.status) == ["succeeded"])
         #expect(first.outcome?.inserted == Self.distinct)
     }
 

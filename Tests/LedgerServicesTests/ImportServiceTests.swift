@@ -32,7 +32,7 @@ struct ImportServiceTests {
         #expect(second.outcome?.inserted == 0)
         #expect(second.outcome?.duplicates == first.report.accepted)
 
-        let history = try service.history(for: anna)
+        let history = try ImportHistory(session: fixture.session).imports(for: anna)
         #expect(history.map(\.status) == ["succeeded", "succeeded"])
         #expect(history.map(\.samplesInserted) == [0, Int64(first.report.accepted)])
         #expect(history.allSatisfy { $0.kind == "zip" && $0.fileName == zip })
@@ -72,10 +72,10 @@ struct ImportServiceTests {
             two.report.diagnostics.map(\.reason) == [
                 "data.metrics[0] \"heart_rate\": \(two.report.recordsSeen - late.count) entries ignored (only sleep_analysis is imported)"
             ])
-        let history = try service.history(for: anna)
+        let history = try ImportHistory(session: fixture.session).imports(for: anna)
         #expect(history.map(\.kind) == ["hae", "hae"])
         #expect(history.map(\.samplesInserted) == [Int64(late.count - shared), Int64(early.count)])
-        #expect(ImportService.diagnosticLines(history.first?.diagnosticsJSON ?? "").count == 1)
+        #expect(ImportHistory.diagnosticLines(history.first?.diagnosticsJSON ?? "").count == 1)
 
         let summarized = try fixture.write(
             "summary.json",
@@ -84,7 +84,7 @@ struct ImportServiceTests {
         let error = #expect(throws: ServiceError.self) { try service.importInput(.path(summarized), for: anna) }
         #expect(error?.kind == .refusedInput)
         #expect(error?.message.contains("turn \"Summarize Data\" off") == true)
-        #expect(try service.history(for: anna).first?.status == "failed")
+        #expect(try ImportHistory(session: fixture.session).imports(for: anna).first?.status == "failed")
     }
 
     @Test("a refused input stores nothing, is recorded as failed, and says where and why")
@@ -97,7 +97,7 @@ struct ImportServiceTests {
         let error = #expect(throws: ServiceError.self) { try service.importInput(.path(notes), for: anna) }
         #expect(error?.kind == .refusedInput)
         #expect(error?.message.hasPrefix(notes) == true)
-        let history = try service.history(for: anna)
+        let history = try ImportHistory(session: fixture.session).imports(for: anna)
         #expect(history.map(\.status) == ["failed"])
         #expect(history.first?.sizeBytes == 16)
 
@@ -124,14 +124,14 @@ struct ImportServiceTests {
         let dry = try service.importInput(.path(csv), for: anna, options: ImportService.Options(isDryRun: true))
         #expect(dry.isDryRun && dry.outcome == nil)
         #expect(dry.report.accepted == 1 && dry.report.rejected == 1)
-        #expect(try service.history(for: anna).isEmpty)
+        #expect(try ImportHistory(session: fixture.session).imports(for: anna).isEmpty)
 
         let strict = #expect(throws: ServiceError.self) {
             try service.importInput(.path(csv), for: anna, options: ImportService.Options(isStrict: true))
         }
         #expect(strict?.kind == .refusedInput)
         #expect(strict?.message.contains("--strict: 1 record rejected, nothing imported") == true)
-        #expect(try service.history(for: anna).map(\.samplesInserted) == [0])
+        #expect(try ImportHistory(session: fixture.session).imports(for: anna).map(\.samplesInserted) == [0])
         #expect(try SummaryService(session: fixture.session).absence(of: anna) == .neverRolledUp)
     }
 
@@ -194,7 +194,7 @@ struct ImportServiceTests {
         // now become U+FFFD, and a reason writes out any other control character.
         let result = try ImportService(session: fixture.session).importInput(.path(csv), for: anna)
         #expect(result.outcome?.inserted == 1)
-        let history = try ImportService(session: fixture.session).history(for: anna)
+        let history = try ImportHistory(session: fixture.session).imports(for: anna)
         #expect(history.map(\.status) == ["succeeded"])
         let stored = try JSONDecoder().decode(
             [ImportDiagnostic].self, from: Data((history.first?.diagnosticsJSON ?? "").utf8))

@@ -24,6 +24,6 @@ extension ImportRow {
         self.init(
             id: job.id, state: State(rawValue: job.state.rawValue) ?? .failed, fileName: job.fileName,
             sizeBytes: job.sizeBytes, createdAt: job.createdAt, finishedAt: job.finishedAt, counts: counts,
-            diagnostics: job.diagnosticsJSON.map { ImportService.diagnosticLines($0) } ?? [], error: job.error)
+            diagnostics: job.diagnosticsJSON.map { ImportHistory.diagnosticLines($0) } ?? [], error: job.error)
     }
 }
