@@ -50,9 +50,9 @@ extension WebFixtures {
         ]
     }
 
-    /// Every page, as (name, document), with `value` in every place a person's value goes.
     // function-length: the one list of every page the server renders, a line or two each;
     // split up, the list a reader checks for completeness would be scattered.
+    /// Every page, as (name, document), with `value` in every place a person's value goes.
     public static func allPages(value: String? = nil) -> [(name: String, html: String)] {
         let handle = value ?? "anna"
         let csrf = "csrf-test-token"
