@@ -7,35 +7,9 @@ import Testing
 
 @testable import LedgerServer
 
-/// The account routes as functions from request to response, without a socket: one test
-/// database with a user `anna` (no data yet) and two of her tokens.
-final class AccountRouteFixture: Sendable {
-    let routes: ServerRoutes
-    let conninfo: String
-    let full: String
-    let ingest: String
-
-    /// One fixture for the tests that only read or are refused.
-    static let shared = Result { try AccountRouteFixture() }
-
-    init() throws {
-        conninfo = try TestDatabase.migrated().conninfo
-        let database = LedgerDatabase(
-            configuration: DatabaseConfiguration(source: .url(conninfo)),
-            migrationsFolder: TestDatabase.migrationsFolder)
-        let session = try database.open(access: .writes)
-        defer { session.close() }
-        let anna = try UserService(session: session).add(
-            handle: "anna", timeZone: "Europe/Berlin", targetSeconds: nil, minimumSeconds: nil)
-        full = try TokenService(session: session).create(for: anna, name: "full", scope: .full).token
-        ingest = try TokenService(session: session).create(for: anna, name: "phone", scope: .ingest).token
-        let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: conninfo)
-        let pool = SessionPool(capacity: 4) { try database.openAsServer(serverURL: serverURL) }
-        routes = ServerRoutes(
-            configuration: ServerConfiguration(spoolFolder: FileManager.default.temporaryDirectory.path),
-            database: database, pool: pool, now: { 1_764_590_000 })
-    }
-
+/// The account routes as functions from request to response, without a socket, over
+/// ``PipelineFixture``'s database: a user `anna` (no sleep data) and two of her tokens.
+extension PipelineFixture {
     /// The response to `method path?query` with `body` (sent when the route reads one).
     func answer(
         _ method: String, _ path: String, query: [String: String] = [:], body: String = "", token: String? = nil
@@ -120,7 +94,7 @@ struct AccountRoutePlanTests {
     func refusals(
         method: String, path: String, query: [String: String], body: String, code: String, message: String
     ) throws {
-        let fixture = try AccountRouteFixture.shared.get()
+        let fixture = try PipelineFixture.shared.get()
         let response = fixture.answer(method, path, query: query, body: body)
         #expect(response.status == 400, "\(response.text)")
         #expect(response.errorInfo.code == code, "\(response.text)")
@@ -130,7 +104,7 @@ struct AccountRoutePlanTests {
 
     @Test("without data: the summary, debt and charts are 404 no_summary saying what to do; nights are an empty page")
     func noData() throws {
-        let fixture = try AccountRouteFixture.shared.get()
+        let fixture = try PipelineFixture.shared.get()
         for path in ["/api/v1/summary", "/api/v1/debt", "/api/v1/charts/duration.svg", "/api/v1/charts/debt.svg"] {
             let response = fixture.answer("GET", path)
             #expect(response.status == 404 && response.errorInfo.code == "no_summary", "\(path): \(response.text)")
@@ -150,7 +124,7 @@ struct AccountRoutePlanTests {
 
     @Test("an ingest token gets 403 on every account route, before any body is read")
     func ingestIsForbidden() throws {
-        let fixture = try AccountRouteFixture.shared.get()
+        let fixture = try PipelineFixture.shared.get()
         for route in ServerRoutes.apiTable.filter({ $0.access == .token(.full) }) {
             let path = route.template.replacingOccurrences(of: "{id}", with: "0000000000000001")
             let request = HTTPRequest(
@@ -166,7 +140,7 @@ struct AccountRoutePlanTests {
 
     @Test("a body over the cap is refused from its declared length (413)")
     func bodyCap() throws {
-        let fixture = try AccountRouteFixture.shared.get()
+        let fixture = try PipelineFixture.shared.get()
         let request = HTTPRequest(
             method: "PATCH", path: "/api/v1/me",
             headers: ["authorization": "Bearer \(fixture.full)", "content-length": String(2 << 20)])
