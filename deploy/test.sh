@@ -41,4 +41,8 @@ SLEEPLEDGER_TEST_DATABASE_URL="$(.build/debug/sleepledger db url)"
 export SLEEPLEDGER_TEST_DATABASE_URL
 unset SLEEPLEDGER_HOME
 
-swift test --skip-build "$@"
+# Swift Testing announces every case of a parameterized test as it starts ("◇ Test case
+# passing ..."), two thirds of a green run's log; a case that fails is still reported on its
+# own lines, and every test's start and end stay (a test that hangs is the one started but
+# never ended).
+swift test --skip-build "$@" 2>&1 | grep -v '^◇ Test case '

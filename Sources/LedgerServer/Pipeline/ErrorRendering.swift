@@ -11,11 +11,13 @@ import WebPages
 /// body is a 400 naming it; on a page, a person's refused input is a 400 page saying why.
 struct ErrorRendering: Middleware {
     func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
-        let render = { (error: any Error) in Self.answer(to: error, context) }
         do {
-            return try next(context).rescuing(render)
+            let plan = try next(context)
+            // An answer already made has no later step to fail (the hot path allocates nothing here).
+            if case .respond = plan { return plan }
+            return plan.rescuing { error in Self.answer(to: error, context) }
         } catch {
-            return .respond(render(error))
+            return .respond(Self.answer(to: error, context))
         }
     }
 

@@ -3,12 +3,15 @@
 struct PersonalAnswers: Middleware {
     func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
         guard context.route.access != .open else { return try next(context) }
-        return try next(context).mapAnswer(Self.noStore)
+        let plan = try next(context)
+        if case .respond(let response) = plan { return .respond(Self.noStore(response)) }
+        return plan.mapAnswer(Self.noStore)
     }
 
     /// `response` with `Cache-Control: no-store` (once).
     static func noStore(_ response: HTTPResponse) -> HTTPResponse {
-        guard response.header("Cache-Control") == nil else { return response }
+        // The server writes its own headers in this spelling (a page's already says no-store).
+        guard !response.headers.contains(where: { $0.name == "Cache-Control" }) else { return response }
         var response = response
         response.headers.append(.init("Cache-Control", "no-store"))
         return response
