@@ -18,6 +18,23 @@ public struct ImportHistory {
         try ServiceError.wrapping { try AdminQueries(connection: session.connection).imports(userID: user.id) }
     }
 
+    /// User `userID`'s imports as the pages show them, newest first, at most `limit`: the
+    /// uploads (their jobs, with what their imports counted) and the imports made with
+    /// `sleepledger import` (the `imports` rows no job made), read in one transaction as
+    /// the user.
+    public func views(userID: Int64, limit: Int) throws(ServiceError) -> [ImportView] {
+        try ServiceError.wrapping {
+            try session.asUser(userID) {
+                let jobs = ImportJobStore(connection: session.connection)
+                let made = try jobs.importIDs(userID: userID)
+                let uploads = try jobs.jobs(userID: userID, limit: limit).map(ImportView.init)
+                let commands = try AdminQueries(connection: session.connection).imports(userID: userID)
+                    .filter { !made.contains($0.id) }.prefix(limit).map(ImportView.init)
+                return (uploads + commands).sorted { $0.createdAt > $1.createdAt }.prefix(limit).map { $0 }
+            }
+        }
+    }
+
     /// Each stored diagnostic as one line: `file:line: reason` for the importer's
     /// diagnostics, its `message` (with `kind`/`code` and `count` when present), or the
     /// compact JSON of anything else.

@@ -3,7 +3,7 @@ import LedgerStore
 import SleepReports
 
 /// One import as the API shows it (`GET /api/v1/imports/{id}`): the queued upload and,
-/// once it ran, the counts and diagnostics of the import it produced.
+/// once it ran, the counts and diagnostics of the import it produced (an ``ImportView``).
 struct ImportDocument: Encodable {
     struct Counts: Encodable {
         var read: Int64
@@ -36,21 +36,23 @@ struct ImportDocument: Encodable {
         case finishedAt = "finished_at"
     }
 
-    init(_ job: ImportJobStore.Job) {
-        id = job.id
-        state = job.state.rawValue
-        fileName = job.fileName
-        contentType = job.contentType
-        sizeBytes = job.sizeBytes
-        sha256 = job.sha256
-        createdAt = ReportFormat.isoUTC(job.createdAt)
-        startedAt = job.startedAt.map { ReportFormat.isoUTC($0) }
-        finishedAt = job.finishedAt.map { ReportFormat.isoUTC($0) }
-        attempts = job.attempts
-        error = job.error
-        counts = job.sampleCounts.map {
+    /// The document of an upload's view (an import without a job has no id the API knows).
+    init?(_ view: ImportView) {
+        guard case .upload(let id) = view.origin else { return nil }
+        self.id = id
+        state = view.state.rawValue
+        fileName = view.fileName
+        contentType = view.contentType
+        sizeBytes = view.sizeBytes
+        sha256 = view.sha256 ?? ""
+        createdAt = ReportFormat.isoUTC(view.createdAt)
+        startedAt = view.startedAt.map { ReportFormat.isoUTC($0) }
+        finishedAt = view.finishedAt.map { ReportFormat.isoUTC($0) }
+        attempts = view.attempts
+        error = view.error
+        counts = view.counts.map {
             Counts(read: $0.read, inserted: $0.inserted, duplicate: $0.duplicate, rejected: $0.rejected)
         }
-        diagnostics = job.diagnosticsJSON.map { ImportHistory.diagnosticLines($0) } ?? []
+        diagnostics = view.diagnostics
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-public import LedgerStore
+import LedgerStore
 
 /// Uploads from the moment their head arrives until their job is queued, and a person's
 /// view of their queue: admission (the person's pending uploads, the spool's free space),
@@ -107,14 +107,22 @@ public struct UploadService: Sendable {
         }
     }
 
-    /// The person's imports, newest first, at most `limit`.
-    public func imports(userID: Int64, limit: Int = 100) throws(ServiceError) -> [ImportJobStore.Job] {
-        try withQueue { try $0.jobs(userID: userID, limit: limit) }
+    /// The person's uploads, newest first, at most `limit` (what the API lists).
+    public func uploads(userID: Int64, limit: Int = 100) throws(ServiceError) -> [ImportView] {
+        try withQueue { try $0.jobs(userID: userID, limit: limit).map(ImportView.init) }
     }
 
-    /// The person's import `id`; ``ServiceError/Kind/notFound`` when they have none of that id.
-    public func `import`(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
-        try withQueue { try $0.job(id, userID: userID) }
+    /// The person's upload `id`; ``ServiceError/Kind/notFound`` when they have none of that id.
+    public func upload(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportView {
+        try withQueue { ImportView(try $0.job(id, userID: userID)) }
+    }
+
+    /// Every import of the person, newest first, at most `limit`: their uploads and their
+    /// imports made with `sleepledger import` (``ImportHistory/views(userID:limit:)``).
+    public func history(userID: Int64, limit: Int = 100) throws(ServiceError) -> [ImportView] {
+        try ServiceError.wrapping {
+            try sessions.withSession { try ImportHistory(session: $0).views(userID: userID, limit: limit) }
+        }
     }
 
     /// Cancels the person's import `id` while it waits (``ImportQueue/cancel(_:userID:)``).

@@ -132,6 +132,14 @@ public struct ImportJobStore {
         ).rows.map(Self.job(from:))
     }
 
+    /// The imports the user's jobs made (their `imports` rows' ids).
+    public func importIDs(userID: Int64) throws -> Set<Int64> {
+        let result = try connection.execute(
+            "SELECT import_id FROM import_jobs WHERE user_id = $1 AND import_id IS NOT NULL", [.int64(userID)],
+            name: "jobs.importIDs")
+        return Set(try result.rows.compactMap { try $0.int64(0) })
+    }
+
     /// How many of the user's jobs wait or run.
     public func pendingCount(userID: Int64) throws -> Int {
         try connection.execute(

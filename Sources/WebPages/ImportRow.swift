@@ -35,8 +35,11 @@ public struct ImportRow: Sendable, Hashable {
         }
     }
 
-    /// The import's number.
+    /// The import's number: an upload's (the API's id), or, for an import made with
+    /// `sleepledger import`, its record's.
     public var id: Int64
+    /// Whether it was made with `sleepledger import` rather than uploaded.
+    public var isCommandLine: Bool
     /// Where it is.
     public var state: State
     /// The uploaded file's name (a person's value: escaped when shown).
@@ -56,10 +59,11 @@ public struct ImportRow: Sendable, Hashable {
 
     /// An import.
     public init(
-        id: Int64, state: State, fileName: String, sizeBytes: Int64, createdAt: Int64, finishedAt: Int64? = nil,
-        counts: Counts? = nil, diagnostics: [String] = [], error: String? = nil
+        id: Int64, isCommandLine: Bool = false, state: State, fileName: String, sizeBytes: Int64, createdAt: Int64,
+        finishedAt: Int64? = nil, counts: Counts? = nil, diagnostics: [String] = [], error: String? = nil
     ) {
         self.id = id
+        self.isCommandLine = isCommandLine
         self.state = state
         self.fileName = fileName
         self.sizeBytes = sizeBytes

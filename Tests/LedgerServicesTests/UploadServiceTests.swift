@@ -71,7 +71,7 @@ struct UploadServiceTests {
         #expect(again == .sameAsEarlier(job))
         #expect(woken.value == 1)
         #expect(Self.files(spool).count == 1, "the repeated upload's file is removed")
-        #expect(try service.imports(userID: annaID).map(\.id) == [job.id])
+        #expect(try service.uploads(userID: annaID).map(\.origin) == [.upload(id: job.id)])
         try service.cancel(job.id, userID: annaID)
         #expect(Self.files(spool).isEmpty, "a cancelled job's file is removed")
     }
@@ -126,6 +126,39 @@ struct UploadServiceTests {
         let abandoned = try service.admit(userID: annaID, limits: Self.limits())
         abandoned.abandon()
         #expect(Self.files(spool).isEmpty)
+    }
+
+    @Test("the history lists uploads and imports made with sleepledger import, each once, newest first")
+    func history() throws {
+        let (fixture, pool, annaID, spool) = try Self.setUp()
+        defer {
+            pool.close()
+            fixture.close()
+        }
+        let anna = try UserService(session: fixture.session).user(handle: "anna")
+        let path = try fixture.write("night.csv", Self.csv)
+        let command = try #require(
+            try ImportService(session: fixture.session).importInput(.path(path), for: anna).outcome)
+        let service = UploadService(sessions: pool, spool: spool, minimumFreeBytes: 0)
+        let other =
+            "sourceName,startDate,endDate,value\n"
+            + "W,2024-01-02T23:00:00Z,2024-01-03T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
+        _ = try service.queue(
+            try Self.received(other, service, annaID, Self.limits()), fileName: "b.csv", contentType: "text/csv",
+            userID: annaID, limits: Self.limits())
+        let run = try pool.withSession { session in
+            try ImportQueue(session: session, host: "here").runNext(anyHost: false, options: .init())
+        }
+        let job = try #require(run)
+        #expect(job.state == .done && job.importID != nil)
+
+        let history = try service.history(userID: annaID)
+        // The upload's own imports row is shown once, as the upload; the command's as itself.
+        #expect(history.map(\.origin) == [.upload(id: job.id), .command(importID: command.importID)])
+        #expect(history.map(\.state) == [.done, .done])
+        #expect(history[1].fileName.hasSuffix("night.csv") && history[1].counts?.inserted == 1)
+        #expect(history[0].counts?.inserted == 1 && history[0].sha256 != nil)
+        #expect(try service.uploads(userID: annaID).map(\.origin) == [.upload(id: job.id)], "the API lists uploads")
     }
 
     @Test("after a done import the queue rolls the person up on the worker's own session, as the server's role")

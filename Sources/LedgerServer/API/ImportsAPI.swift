@@ -6,17 +6,17 @@ enum ImportsAPI {
     static let routes: [Route] = [
         Route("GET", "/api/v1/imports", access: .token(.ingest)) { context in
             struct Listing: Encodable { var imports: [ImportDocument] }
-            let jobs = try context.server.uploads.imports(userID: try context.requireCaller().userID)
-            return .respond(.json(Listing(imports: jobs.map(ImportDocument.init))))
+            let uploads = try context.server.uploads.uploads(userID: try context.requireCaller().userID)
+            return .respond(.json(Listing(imports: uploads.compactMap(ImportDocument.init))))
         },
         Route("POST", "/api/v1/imports", access: .token(.ingest), isNewWork: true) { context in
             try UploadHandling.plan(context, policy: .exports(context.server.configuration))
         },
         Route("GET", "/api/v1/imports/{id}", access: .token(.ingest)) { context in
-            struct Status: Encodable { var `import`: ImportDocument }
-            let job = try context.server.uploads.import(
+            struct Status: Encodable { var `import`: ImportDocument? }
+            let view = try context.server.uploads.upload(
                 try importID(context), userID: try context.requireCaller().userID)
-            return .respond(.json(Status(import: ImportDocument(job))))
+            return .respond(.json(Status(import: ImportDocument(view))))
         },
         Route("DELETE", "/api/v1/imports/{id}", access: .token(.ingest)) { context in
             try context.server.uploads.cancel(try importID(context), userID: try context.requireCaller().userID)

@@ -39,14 +39,14 @@ enum UploadHandling {
         let queued = try server.uploads.queue(
             receiver.file, fileName: receiver.fileName, contentType: receiver.contentType, userID: caller.userID,
             limits: policy.limits)
-        struct Status: Encodable { var `import`: ImportDocument }
+        struct Status: Encodable { var `import`: ImportDocument? }
         let (job, status) =
             switch queued {
             case .queued(let job): (job, 202)
             case .sameAsEarlier(let job): (job, 200)
             }
         return .json(
-            Status(import: ImportDocument(job)), status: status,
+            Status(import: ImportDocument(ImportView(job))), status: status,
             headers: [.init("Location", base + "/api/v1/imports/\(job.id)")])
     }
 }
