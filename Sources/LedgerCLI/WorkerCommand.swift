@@ -31,11 +31,13 @@ enum WorkerCommand {
         let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let count = try arguments.value("workers").map { try ServeCommand.number($0, "workers") } ?? 1
         let host = ProcessInfo.processInfo.hostName
+        // The workers' sessions, one each, as the server's role.
+        let pool = SessionPool(capacity: max(1, count)) { try database.openAsServer(serverURL: serverURL) }
+        defer { pool.close() }
         let workers = ImportWorkers(
             count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),
             options: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
-            database: database, openSession: { try database.openAsServer(serverURL: serverURL) },
-            log: { line in console.note(ServeCommand.stamp() + " " + line) })
+            database: database, sessions: pool, log: { line in console.note(ServeCommand.stamp() + " " + line) })
         if arguments.has("once") {
             let done = workers.drain()
             console.print("imported \(done) queued upload\(done == 1 ? "" : "s")")

@@ -2,10 +2,11 @@ import Foundation
 public import LedgerServices
 import LedgerStore
 
-/// Threads that import queued uploads: each holds its own database session (as the
-/// server's role, the schema checked once when it opens), claims the oldest job it may
-/// run, imports it and, after a successful import, rolls that person up on the same
-/// session (``ImportQueue/runNext(anyHost:options:rollingUpWith:now:)``). They wait for
+/// Threads that import queued uploads: for each job a worker borrows a session of the
+/// server's pool (as the server's role; the schema was checked once at start), claims the
+/// oldest job it may run, imports it and, after a successful import, rolls that person up
+/// on the same session (``ImportQueue/runNext(anyHost:options:rollingUpWith:now:)``), then
+/// gives the session back. They wait for
 /// work on a signal from the upload route or poll every few seconds (jobs queued by other
 /// hosts). Each job's and rollup's outcome and duration go to ``ServerMetrics`` when there
 /// are metrics.
@@ -14,7 +15,7 @@ public final class ImportWorkers: @unchecked Sendable {
     public static let pollSeconds = 2.0
 
     private let count: Int
-    private let openSession: @Sendable () throws -> LedgerSession
+    private let sessions: SessionPool
     private let host: String
     private let isSpoolShared: Bool
     private let options: ImportService.Options
@@ -37,20 +38,20 @@ public final class ImportWorkers: @unchecked Sendable {
         return importing
     }
 
-    /// `count` workers, each with a session from `openSession`, running jobs spooled on
+    /// `count` workers borrowing their sessions from `sessions`, running jobs spooled on
     /// `host` (any host's when the spool is shared) and rolling up with `database`'s
     /// settings, recording jobs and rollups in `metrics` if given.
     public init(
         count: Int, host: String, isSpoolShared: Bool, options: ImportService.Options = .init(),
-        database: LedgerDatabase, openSession: @escaping @Sendable () throws -> LedgerSession,
-        metrics: ServerMetrics? = nil, log: @escaping @Sendable (String) -> Void
+        database: LedgerDatabase, sessions: SessionPool, metrics: ServerMetrics? = nil,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.metrics = metrics
         self.count = count
         self.host = host
         self.isSpoolShared = isSpoolShared
         self.options = options
-        self.openSession = openSession
+        self.sessions = sessions
         self.database = database
         self.log = log
     }
@@ -100,12 +101,7 @@ public final class ImportWorkers: @unchecked Sendable {
     /// ran. For `sleepledger worker --once`.
     public func drain() -> Int {
         var done = 0
-        guard let session = try? openSession() else { return 0 }
-        defer { session.close() }
-        while !stopping, let job = runOne(session) {
-            done += 1
-            _ = job
-        }
+        while !stopping, runOne() != nil { done += 1 }
         return done
     }
 
@@ -116,14 +112,8 @@ public final class ImportWorkers: @unchecked Sendable {
     }
 
     private func work(_ index: Int) {
-        var session: LedgerSession?
-        defer { session?.close() }
         while !stopping {
-            if session == nil || session?.isReusable != true {
-                session?.close()
-                session = try? openSession()
-            }
-            if let live = session, runOne(live) != nil { continue }
+            if runOne() != nil { continue }
             condition.lock()
             if !isStopping && !hasWork {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: Self.pollSeconds))
@@ -133,8 +123,9 @@ public final class ImportWorkers: @unchecked Sendable {
         }
     }
 
-    /// Runs one job on `session`; `nil` when none waits or the queue could not be read.
-    private func runOne(_ session: LedgerSession) -> ImportJobStore.Job? {
+    /// Runs one job on a session of the pool; `nil` when none waits or the queue could not
+    /// be read.
+    private func runOne() -> ImportJobStore.Job? {
         let started = ContinuousClock.now
         condition.lock()
         importing += 1
@@ -145,11 +136,12 @@ public final class ImportWorkers: @unchecked Sendable {
             condition.unlock()
         }
         do {
-            guard
-                let run = try ImportQueue(session: session, host: host).runNext(
+            let next = try sessions.withSession { session in
+                try ImportQueue(session: session, host: host).runNext(
                     anyHost: isSpoolShared, options: options, rollingUpWith: database,
                     now: { Int64(Date().timeIntervalSince1970) })
-            else { return nil }
+            }
+            guard let run = next else { return nil }
             let job = run.job
             let elapsed = (ContinuousClock.now - started).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18

@@ -80,7 +80,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
         let metrics = metrics
         let workers = ImportWorkers(
             count: configuration.workers, host: host, isSpoolShared: configuration.isSpoolShared,
-            options: importOptions, database: database, openSession: openSession, metrics: metrics, log: log)
+            options: importOptions, database: database, sessions: pool, metrics: metrics, log: log)
         self.workers = workers
         let routes = ServerRoutes(
             configuration: configuration, database: database, pool: pool,
