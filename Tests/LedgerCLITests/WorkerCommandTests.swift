@@ -1,3 +1,4 @@
+import Foundation
 import LedgerCLI
 import Testing
 
@@ -21,5 +22,29 @@ struct WorkerCommandTests {
         #expect(code == .success)
         #expect(captured.printed.contains("--shared-spool"))
         #expect(!captured.printed.contains("--spool "))
+    }
+}
+
+/// `sleepledger worker --once` against a server's queue.
+@Suite("sleepledger worker: the queue of another process")
+struct WorkerQueueTests {
+    @Test("worker --once imports a queued upload and rolls its person up, through its own pool as the server's role")
+    func once() throws {
+        let server = try ServerProcess(["--workers", "0"])
+        let token = try ServerTests.user("anna", server)
+        let zip = try ServerTests.export(nights: 10, seed: 5)
+        defer { try? FileManager.default.removeItem(at: zip) }
+        let upload = try server.curl(
+            "/api/v1/imports", ["-H", "Content-Type: application/zip", "--data-binary", "@" + zip.path], token: token)
+        #expect(upload.status == 202, "\(upload.body)")
+        #expect(try ServerFailureTests.count("SELECT count(*) FROM summaries", server) == 0)
+
+        let (code, captured) = runTool(["worker", "--once"], environment: server.environment)
+        #expect(code == .success, "\(captured.errorText)")
+        #expect(captured.printed == "imported 1 queued upload\n")
+        #expect(try ServerFailureTests.count("SELECT count(*) FROM import_jobs WHERE state = 'done'", server) == 1)
+        #expect(try ServerFailureTests.count("SELECT count(*) FROM nights", server) > 5)
+        #expect(try ServerFailureTests.count("SELECT count(*) FROM summaries", server) == 6, "one summary per horizon")
+        #expect(server.spoolFiles.isEmpty)
     }
 }
