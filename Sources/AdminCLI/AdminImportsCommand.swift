@@ -30,6 +30,24 @@ struct AdminImportsCommand: AdminCommand {
         var samplesRejected: Int64
         var diagnostics: [String]
 
+        /// The record of an import's view (the admin tool lists import records: every run of
+        /// the importer, each with its kind and status).
+        init(_ view: ImportView) {
+            let counts = view.counts
+            id = view.importID ?? 0
+            fileName = view.fileName
+            sizeBytes = view.sizeBytes
+            kind = view.kind ?? "unknown"
+            status = view.recordStatus
+            startedAt = view.startedAt ?? view.createdAt
+            finishedAt = view.finishedAt
+            samplesRead = counts?.read ?? 0
+            samplesInserted = counts?.inserted ?? 0
+            samplesDuplicate = counts?.duplicate ?? 0
+            samplesRejected = counts?.rejected ?? 0
+            diagnostics = view.diagnostics
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, kind, status, diagnostics
             case fileName = "file_name"
@@ -53,14 +71,7 @@ struct AdminImportsCommand: AdminCommand {
 
     func run(_ context: AdminContext) throws {
         let user = try context.user(handle)
-        let records = try ImportHistory(session: context.session).imports(for: user).map { record in
-            Record(
-                id: record.id, fileName: record.fileName, sizeBytes: record.sizeBytes, kind: record.kind,
-                status: record.status, startedAt: record.startedAt, finishedAt: record.finishedAt,
-                samplesRead: record.samplesRead, samplesInserted: record.samplesInserted,
-                samplesDuplicate: record.samplesDuplicate, samplesRejected: record.samplesRejected,
-                diagnostics: ImportHistory.diagnosticLines(record.diagnosticsJSON))
-        }
+        let records = try ImportHistory(session: context.session).records(for: user).map(Record.init)
         if records.isEmpty {
             context.explain(
                 "\(user.handle) has no imports yet: import an export with `sleepledger import --user \(user.handle) FILE`.",

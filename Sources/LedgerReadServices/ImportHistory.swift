@@ -13,9 +13,18 @@ public struct ImportHistory {
         self.session = session
     }
 
-    /// The user's imports, newest first.
+    /// The user's import records as stored (table `imports`), newest first.
     public func imports(for user: User) throws(ServiceError) -> [AdminImportRecord] {
         try ServiceError.wrapping { try AdminQueries(connection: session.connection).imports(userID: user.id) }
+    }
+
+    /// Every import record of the user (each run of the importer: `sleepledger import`'s and
+    /// the uploads'), newest first, as ``ImportView``s: what the admin tool lists.
+    public func records(for user: User) throws(ServiceError) -> [ImportView] {
+        try ServiceError.wrapping {
+            let made = try ImportJobStore(connection: session.connection).jobsByImport(userID: user.id)
+            return try imports(for: user).map { record in ImportView(record, madeByJob: made[record.id]) }
+        }
     }
 
     /// User `userID`'s imports as the pages show them, newest first, at most `limit`: the
@@ -26,10 +35,10 @@ public struct ImportHistory {
         try ServiceError.wrapping {
             try session.asUser(userID) {
                 let jobs = ImportJobStore(connection: session.connection)
-                let made = try jobs.importIDs(userID: userID)
+                let made = try jobs.jobsByImport(userID: userID)
                 let uploads = try jobs.jobs(userID: userID, limit: limit).map(ImportView.init)
                 let commands = try AdminQueries(connection: session.connection).imports(userID: userID)
-                    .filter { !made.contains($0.id) }.prefix(limit).map(ImportView.init)
+                    .filter { made[$0.id] == nil }.prefix(limit).map { ImportView($0) }
                 return (uploads + commands).sorted { $0.createdAt > $1.createdAt }.prefix(limit).map { $0 }
             }
         }

@@ -41,6 +41,11 @@ public struct ImportView: Sendable, Hashable {
 
     /// How the import came, with its number.
     public var origin: Origin
+    /// The `imports` row its import made (`nil` until an upload's import ran).
+    public var importID: Int64?
+    /// What the importer found the file to be (`zip`, `xml`, `csv`, `unknown`), when the
+    /// `imports` row was read; `nil` for an upload's view.
+    public var kind: String?
     /// Where it is.
     public var state: State
     /// The file's name as it came.
@@ -69,6 +74,8 @@ public struct ImportView: Sendable, Hashable {
     /// An upload's view: its job and the `imports` row its import made.
     public init(_ job: ImportJobStore.Job) {
         origin = .upload(id: job.id)
+        importID = job.importID
+        kind = nil
         state = State(rawValue: job.state.rawValue) ?? .failed
         fileName = job.fileName
         contentType = job.contentType
@@ -85,9 +92,12 @@ public struct ImportView: Sendable, Hashable {
         diagnostics = job.diagnosticsJSON.map(ImportHistory.diagnosticLines) ?? []
     }
 
-    /// A command-line import's view: its `imports` row (`running`, `succeeded` or `failed`).
-    public init(_ record: AdminImportRecord) {
-        origin = .command(importID: record.id)
+    /// The view of an `imports` row (`running`, `succeeded` or `failed`): a command-line
+    /// import's, or the import the upload `jobID` made.
+    public init(_ record: AdminImportRecord, madeByJob jobID: Int64? = nil) {
+        origin = jobID.map { .upload(id: $0) } ?? .command(importID: record.id)
+        importID = record.id
+        kind = record.kind
         state = record.status == "succeeded" ? .done : record.status == "running" ? .running : .failed
         fileName = record.fileName
         contentType = nil
@@ -98,12 +108,18 @@ public struct ImportView: Sendable, Hashable {
         finishedAt = record.finishedAt
         attempts = 1
         error = nil
-        counts =
-            record.status == "running"
-            ? nil
-            : Counts(
-                read: record.samplesRead, inserted: record.samplesInserted, duplicate: record.samplesDuplicate,
-                rejected: record.samplesRejected)
+        counts = Counts(
+            read: record.samplesRead, inserted: record.samplesInserted, duplicate: record.samplesDuplicate,
+            rejected: record.samplesRejected)
         diagnostics = ImportHistory.diagnosticLines(record.diagnosticsJSON)
+    }
+
+    /// The status word of an import record: `running`, `succeeded` or `failed`.
+    public var recordStatus: String {
+        switch state {
+        case .running, .queued: "running"
+        case .done: "succeeded"
+        case .failed, .cancelled: "failed"
+        }
     }
 }

@@ -132,12 +132,16 @@ public struct ImportJobStore {
         ).rows.map(Self.job(from:))
     }
 
-    /// The imports the user's jobs made (their `imports` rows' ids).
-    public func importIDs(userID: Int64) throws -> Set<Int64> {
+    /// The imports the user's jobs made: each `imports` row's id with the job that made it.
+    public func jobsByImport(userID: Int64) throws -> [Int64: Int64] {
         let result = try connection.execute(
-            "SELECT import_id FROM import_jobs WHERE user_id = $1 AND import_id IS NOT NULL", [.int64(userID)],
-            name: "jobs.importIDs")
-        return Set(try result.rows.compactMap { try $0.int64(0) })
+            "SELECT import_id, id FROM import_jobs WHERE user_id = $1 AND import_id IS NOT NULL", [.int64(userID)],
+            name: "jobs.byImport")
+        var jobs: [Int64: Int64] = [:]
+        for row in result.rows {
+            if let importID = try row.int64(0), let id = try row.int64(1) { jobs[importID] = id }
+        }
+        return jobs
     }
 
     /// How many of the user's jobs wait or run.

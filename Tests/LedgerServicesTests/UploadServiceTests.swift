@@ -159,6 +159,11 @@ struct UploadServiceTests {
         #expect(history[1].fileName.hasSuffix("night.csv") && history[1].counts?.inserted == 1)
         #expect(history[0].counts?.inserted == 1 && history[0].sha256 != nil)
         #expect(try service.uploads(userID: annaID).map(\.origin) == [.upload(id: job.id)], "the API lists uploads")
+        // The admin tool lists the import records, each knowing whether an upload made it.
+        let records = try ImportHistory(session: fixture.session).records(for: anna)
+        #expect(records.map(\.origin) == [.upload(id: job.id), .command(importID: command.importID)])
+        #expect(records.map(\.recordStatus) == ["succeeded", "succeeded"])
+        #expect(records.map(\.importID) == [job.importID, command.importID])
     }
 
     @Test("after a done import the queue rolls the person up on the worker's own session, as the server's role")
