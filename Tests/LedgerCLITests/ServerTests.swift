@@ -414,6 +414,9 @@ struct ServerFailureTests {
             })
         #expect(answer.hasPrefix("HTTP/1.1 202"), "\(answer)")
         server.process.waitUntilExit()
+        // The log is read from a pipe as it comes: its last line may arrive after the exit.
+        let logDeadline = Date(timeIntervalSinceNow: 5)
+        while !server.logText.contains("sleepledger: stopped"), Date() < logDeadline { usleep(10_000) }
         #expect(server.logText.contains("sleepledger: stopped"))
         #expect(try Self.count("SELECT count(*) FROM import_jobs WHERE state = 'queued'", server) == 1)
         #expect(server.spoolFiles.count == 1)
