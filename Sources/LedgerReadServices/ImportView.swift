@@ -13,19 +13,9 @@ public struct ImportView: Sendable, Hashable {
         case command(importID: Int64)
     }
 
-    /// Where an import is.
-    public enum State: String, Sendable, Hashable, CaseIterable {
-        /// Waiting for a worker.
-        case queued
-        /// Being imported.
-        case running
-        /// Imported.
-        case done
-        /// Refused or failed (``error`` or the diagnostics say why).
-        case failed
-        /// Cancelled before it ran.
-        case cancelled
-    }
+    /// Where an import is: queued, running, done, failed or cancelled (a command-line
+    /// import is running, done or failed), in the queue's words.
+    public typealias State = ImportJobStore.State
 
     /// What the importer counted.
     public struct Counts: Sendable, Hashable {
@@ -76,7 +66,7 @@ public struct ImportView: Sendable, Hashable {
         origin = .upload(id: job.id)
         importID = job.importID
         kind = nil
-        state = State(rawValue: job.state.rawValue) ?? .failed
+        state = job.state
         fileName = job.fileName
         contentType = job.contentType
         sizeBytes = job.sizeBytes
