@@ -184,17 +184,21 @@ enum ServeCommand {
         return value
     }
 
-    /// A byte size: `1048576`, `512K`, `100MB`, `8G`, `8GiB` (K, M, G count 1024s).
+    /// A byte size: `1048576`, `512K`, `100MB`, `8G`, `8GiB` (K, M, G count 1024s); a size
+    /// past what 64 bits hold is refused like any other bad size, never an overflow.
     static func size(_ text: String, _ option: String) throws -> Int64 {
         let units: [(String, Int64)] = [
             ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10),
             ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1),
         ]
-        for (suffix, factor) in units where text.hasSuffix(suffix) {
-            if let value = Int64(text.dropLast(suffix.count)), value > 0 { return value * factor }
+        let (digits, factor) =
+            units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (Substring(text), 1)
+        if let value = Int64(digits), value > 0 {
+            let (bytes, overflowed) = value.multipliedReportingOverflow(by: factor)
+            if !overflowed { return bytes }
         }
-        if let value = Int64(text), value > 0 { return value }
-        throw CLIError.usage("--\(option) must be a size such as 8GiB or 500MB, not '\(text)'", help: usage)
+        throw CLIError.usage(
+            "--\(option) must be a size such as 8GiB or 500MB (at most 8 EiB), not '\(text)'", help: usage)
     }
 
     /// The time a log line starts with, ISO 8601 UTC to the second (`2026-12-01T13:05:09Z`).

@@ -163,7 +163,11 @@ public struct TokenService {
             }
         }
         base64.append(UInt8(ascii: "="))
-        guard let secret = Data(base64Encoded: Data(base64)), secret.count == 32 else { return nil }
+        guard let secret = Data(base64Encoded: Data(base64)), secret.count == 32,
+            // One spelling per token: the id's lowercase hex and the secret's base64url as
+            // made (no `+`, `/` or `=`, no other last character that decodes the same).
+            text(id: id, secret: Array(secret)) == token
+        else { return nil }
         return (id, Array(secret))
     }
 

@@ -94,6 +94,42 @@ struct TokenServiceTests {
         }
     }
 
+    /// Other spellings of one token (issue 20, F16): each would decode to the same id and
+    /// secret were the reading lenient.
+    static func otherSpellings(of token: String) -> [String] {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var characters = Array(token)
+        let upper = String(characters[0..<3]) + String(characters[3..<19]).uppercased() + String(characters[19...])
+        // The last of 43 base64url characters carries 2 bits past the 32 bytes: flipping
+        // its lowest bit decodes to the same secret.
+        let last = characters.count - 1
+        if let index = alphabet.firstIndex(of: characters[last]) { characters[last] = alphabet[index ^ 1] }
+        let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return [upper, String(characters), "sl_" + String(standard.dropFirst(3))]
+    }
+
+    @Test("a token has one spelling: an upper-case id, standard base64 or a non-canonical last character is refused")
+    func canonicalSpelling() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try UserService(session: fixture.session).add(
+            handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil)
+        let tokens = TokenService(session: fixture.session)
+        // Until one has letters in its id and a '-' or '_' in its secret, so every spelling differs.
+        var issued = try tokens.create(for: anna, name: "phone", scope: .full)
+        while issued.token.dropFirst(3).prefix(16).allSatisfy(\.isNumber)
+            || !issued.token.dropFirst(20).contains(where: { $0 == "-" || $0 == "_" })
+        {
+            issued = try tokens.create(for: anna, name: "phone", scope: .full)
+        }
+        #expect(try tokens.authenticate(issued.token, now: Self.now).userID == anna.id)
+        for presented in Self.otherSpellings(of: issued.token) {
+            #expect(presented != issued.token)
+            let refused = #expect(throws: ServiceError.self) { try tokens.authenticate(presented, now: Self.now) }
+            #expect(refused?.kind == .unauthorized, "\(presented)")
+        }
+    }
+
     @Test(
         "token names are 1-64 characters without control characters",
         arguments: [("phone", true), ("", false), (String(repeating: "x", count: 65), false), ("a\u{1B}[2J", false)])

@@ -1,0 +1,18 @@
+import LedgerCLI
+import Testing
+
+@Suite("sleepledger serve options")
+struct ServeOptionTests {
+    /// Sizes that do not fit 64 bits are refused as a usage error, never an overflow that
+    /// stops the process (issue 20, F14); so are sizes that are no size.
+    @Test(
+        "a size past 8 EiB, or no size at all, is a usage error (64) before anything starts",
+        arguments: ["9999999999G", "9223372036854775807K", "8589934592GiB", "0", "-1", "12XB", "GiB"])
+    func sizes(text: String) {
+        for option in ["max-upload", "min-free"] {
+            let (code, captured) = runTool(["serve", "--\(option)", text], environment: [:])
+            #expect(code == .usage, "--\(option) \(text)")
+            #expect(captured.errorText.contains("--\(option) must be a size such as 8GiB"), "\(captured.errorText)")
+        }
+    }
+}
