@@ -506,8 +506,11 @@ final class MicroHTTPDServer: @unchecked Sendable {
         guard let trustedProxy, peer == trustedProxy else { return (peer, nil) }
         var client = peer
         var origin: String?
-        if let forwarded = headers["x-forwarded-for"]?.split(separator: ",").last {
-            client = String(forwarded).trimmingWhitespace
+        // The last hop is believed only when it is an IP address (anything else: the proxy's).
+        if let forwarded = headers["x-forwarded-for"]?.split(separator: ",").last,
+            case let hop = String(forwarded).trimmingWhitespace, isIPAddress(hop)
+        {
+            client = hop
         }
         if let proto = headers["x-forwarded-proto"]?.split(separator: ",").first?.lowercased(),
             ["http", "https"].contains(proto.trimmingWhitespace), let host = headers["host"],
@@ -516,6 +519,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
             origin = proto.trimmingWhitespace + "://" + host
         }
         return (client, origin)
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address literal.
+    static func isIPAddress(_ text: String) -> Bool {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        return inet_pton(AF_INET, text, &ipv4) == 1 || inet_pton(AF_INET6, text, &ipv6) == 1
     }
 
     /// The numeric host of a socket address.
@@ -542,6 +552,16 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return count <= listener.maximumConnectionsPerClient
     }
 
+    /// One access-log line: client, method and path, status, bytes sent and milliseconds,
+    /// each value with its control characters escaped (``MessageText/escaped(_:)``), so a
+    /// request can never write a line of its own (a `%0a` in a path arrives decoded).
+    static func accessLine(
+        client: String, method: String, path: String, status: String, bytes: Int, milliseconds: Double
+    ) -> String {
+        "\(MessageText.escaped(client)) \"\(MessageText.escaped(method)) \(MessageText.escaped(path))\" \(status) "
+            + "\(bytes) \(tenths(milliseconds))ms"
+    }
+
     /// A non-negative number with one decimal (`12.3`), without `String(format:)`'s cost
     /// on every access-log line.
     static func tenths(_ value: Double) -> String {
@@ -559,8 +579,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
             route: state.routeTemplate, method: state.request.method, status: state.isAnswered ? state.status : nil,
             seconds: elapsed / 1000)
         log?(
-            "\(state.request.clientAddress) \"\(state.request.method) \(state.request.path)\" \(status) "
-                + "\(state.responseBytes) \(Self.tenths(elapsed))ms")
+            Self.accessLine(
+                client: state.request.clientAddress, method: state.request.method, path: state.request.path,
+                status: status, bytes: state.responseBytes, milliseconds: elapsed))
         activity.lock()
         activeRequests -= 1
         let client = state.request.clientAddress

@@ -29,4 +29,30 @@ struct ForwardedHeadersTests {
             MicroHTTPDServer.forwarded(headers: ["x-forwarded-for": ""], peer: "10.0.0.1", trustedProxy: "10.0.0.1")
                 .client == "10.0.0.1")
     }
+
+    @Test(
+        "the forwarded client is believed only when it is an IP address (issue 20, F15)",
+        arguments: [
+            ("198.51.100.7", "198.51.100.7"), ("2001:db8::1", "2001:db8::1"), ("unknown", "10.0.0.1"),
+            ("198.51.100.7\nforged", "10.0.0.1"), ("999.1.1.1", "10.0.0.1"), ("a.example", "10.0.0.1"),
+        ])
+    func forwardedClientIsAnAddress(hop: String, client: String) {
+        let found = MicroHTTPDServer.forwarded(
+            headers: ["x-forwarded-for": "203.0.113.9, " + hop], peer: "10.0.0.1", trustedProxy: "10.0.0.1")
+        #expect(found.client == client)
+    }
+
+    @Test(
+        "an access-log line keeps every request on its own line: control characters escaped (issue 20, F4)",
+        arguments: [
+            ("GET", "/api/v1/x\n127.0.0.1 \"GET /admin\" 200 0 0.1ms", "/api/v1/x\\n127.0.0.1"),
+            ("GET\r\n", "/", "GET\\r\\n /"), ("GET", "/\u{1B}[2J", "/\\u{1B}[2J"),
+        ])
+    func accessLine(method: String, path: String, expected: String) {
+        let line = MicroHTTPDServer.accessLine(
+            client: "127.0.0.1", method: method, path: path, status: "404", bytes: 10, milliseconds: 1.25)
+        #expect(!line.contains("\n") && !line.contains("\r") && !line.contains("\u{1B}"))
+        #expect(line.contains(expected), "\(line)")
+        #expect(line.hasSuffix(" 404 10 1.3ms") || line.hasSuffix(" 404 10 1.2ms"))
+    }
 }
