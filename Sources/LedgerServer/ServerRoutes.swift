@@ -60,6 +60,24 @@ public final class ServerRoutes: Sendable {
     /// matched route's middleware and handler; 405 with `Allow` when only other methods
     /// match; 404 otherwise (JSON for the API, a page for the rest).
     public func route(_ request: HTTPRequest) -> (plan: RequestPlan, template: String?) {
+        let (plan, template) = matchedRoute(request)
+        guard Self.isAPI(path: request.path) else { return (plan, template) }
+        if case .respond(let response) = plan { return (.respond(Self.apiHeaders(response)), template) }
+        return (plan.mapAnswer(Self.apiHeaders), template)
+    }
+
+    /// Every API answer, refusals and errors included (issue 20, F8): never cached
+    /// (`Cache-Control: no-store` unless the answer says otherwise) and never sniffed as
+    /// another type (`X-Content-Type-Options: nosniff`).
+    static func apiHeaders(_ response: HTTPResponse) -> HTTPResponse {
+        var response = PersonalAnswers.noStore(response)
+        if !response.headers.contains(where: { $0.name == "X-Content-Type-Options" }) {
+            response.headers.append(.init("X-Content-Type-Options", "nosniff"))
+        }
+        return response
+    }
+
+    private func matchedRoute(_ request: HTTPRequest) -> (plan: RequestPlan, template: String?) {
         let match = router.match(method: request.method, path: request.path)
         switch match {
         case .found(let route, let captures):

@@ -219,6 +219,27 @@ struct PipelineTests {
     }
 }
 
+@Suite("API answers: no-store and nosniff on every one")
+struct APIHeaderTests {
+    @Test("every API route's answer, with or without a credential, and the API's 404 and 405, is no-store and nosniff")
+    func everyAnswer() throws {
+        let fixture = try PipelineFixture.shared.get()
+        var requests = ServerRoutes.apiTable.flatMap { route in
+            [Credential.none, .full].map { credential in
+                HTTPRequest(method: route.method, path: concretePath(route), headers: credential.headers(fixture))
+            }
+        }
+        requests += [HTTPRequest(method: "GET", path: "/api/v1/nowhere"), HTTPRequest(method: "PUT", path: "/healthz")]
+        for request in requests {
+            guard case .respond(let response) = fixture.routes.plan(request) else { continue }
+            let name = "\(request.method) \(request.path) \(response.status)"
+            #expect(response.header("X-Content-Type-Options") == "nosniff", "\(name)")
+            #expect(response.header("Cache-Control") == "no-store", "\(name)")
+            #expect(response.headers.filter { $0.name == "Cache-Control" }.count == 1, "\(name)")
+        }
+    }
+}
+
 @Suite("Error rendering: one place, by audience")
 struct ErrorRenderingTests {
     /// Routes whose every database session fails to open, as when PostgreSQL is down.
