@@ -59,13 +59,6 @@ public struct Spool: Sendable {
         (try? FileManager.default.removeItem(atPath: path)) != nil
     }
 
-    /// Removes the spooled file of `job` when it is on this host (or the folder is shared);
-    /// files on other hosts are removed by those hosts' sweeps. `true` when one was removed.
-    @discardableResult
-    public func removeFile(of job: ImportJobStore.Job) -> Bool {
-        Self.removeFile(of: job, onHost: isShared ? nil : host)
-    }
-
     /// Removes the spooled file of `job` when it was spooled on `host` (on any host when
     /// `nil`: the worker that just ran it could read it); `true` when one was removed.
     @discardableResult
