@@ -28,9 +28,25 @@ enum ServeCommand {
           --max-upload SIZE         Largest upload (default 8GiB; K, M, G, KiB, MiB, GiB)
           --min-free SIZE           Refuse uploads (507) below this free spool space (default 1GiB)
           --max-pending N           Uploads one user may have waiting or running (default 3)
-          --max-connections N       Connections at once (default 64)
-          --max-per-client N        Connections at once from one client address (default 8)
+          --max-connections N       Connections at once (default 4096; the open-file limit
+                                    is raised to fit)
+          --max-per-client N        Connections at once from one client address, an IPv6
+                                    client's /64; behind --trusted-proxy, requests at once
+                                    from one forwarded address (default 8)
           --idle-timeout SECONDS    Close a connection silent this long (default 30)
+          --head-timeout SECONDS    Close a connection whose request head is not complete
+                                    this long after it opened or was last answered (default 20)
+          --min-body-rate SIZE      Cut a request body slower than SIZE per second, averaged
+                                    over each window after a grace of one (default 1KiB)
+          --body-rate-window SECONDS
+                                    That window and grace (default 30)
+          --max-anonymous N         Requests without a valid token or session that may be
+                                    reading a body or waiting for an answer at once; more
+                                    get 503 (default 64)
+          --db-sessions N           Database sessions at most, workers included (default 16)
+          --request-threads N       Threads that route requests and make answers (default 16)
+          --hsts-max-age SECONDS    Strict-Transport-Security max-age when people reach the
+                                    server over HTTPS (default 31536000; 0: none)
           --stop-deadline SECONDS   On SIGTERM, how long running uploads may go on (default 30)
           --sign-in-limits P1/P2,A1/A2
                                     Failed sign-ins of one handle from one address before
@@ -50,7 +66,8 @@ enum ServeCommand {
     static let options: Set<String> = [
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
-        "sign-in-limits", "sign-in-lockout", "password-hashes",
+        "sign-in-limits", "sign-in-lockout", "password-hashes", "head-timeout", "min-body-rate", "body-rate-window",
+        "max-anonymous", "db-sessions", "request-threads", "hsts-max-age",
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -116,19 +133,7 @@ enum ServeCommand {
             }
         }
         configuration.isSpoolShared = arguments.has("shared-spool")
-        if let text = arguments.value("workers") { configuration.workers = try number(text, "workers") }
-        if let text = arguments.value("max-pending") {
-            configuration.maximumPendingUploadsPerUser = try number(text, "max-pending")
-        }
-        if let text = arguments.value("max-connections") {
-            configuration.maximumConnections = try number(text, "max-connections")
-        }
-        if let text = arguments.value("max-per-client") {
-            configuration.maximumConnectionsPerClient = try number(text, "max-per-client")
-        }
-        if let text = arguments.value("idle-timeout") {
-            configuration.idleTimeoutSeconds = try number(text, "idle-timeout")
-        }
+        try applyLimits(arguments, to: &configuration)
         if let text = arguments.value("stop-deadline") {
             configuration.stopDeadlineSeconds = try number(text, "stop-deadline")
         }
@@ -151,6 +156,44 @@ enum ServeCommand {
         let problems = configuration.problems()
         guard problems.isEmpty else { throw CLIError.usage(problems.joined(separator: "; "), help: usage) }
         return configuration
+    }
+
+    /// The workers', uploads' and connections' limits of `arguments`, over `configuration`.
+    static func applyLimits(_ arguments: Arguments, to configuration: inout ServerConfiguration) throws {
+        if let text = arguments.value("workers") { configuration.workers = try number(text, "workers") }
+        if let text = arguments.value("max-pending") {
+            configuration.maximumPendingUploadsPerUser = try number(text, "max-pending")
+        }
+        if let text = arguments.value("max-connections") {
+            configuration.maximumConnections = try number(text, "max-connections")
+        }
+        if let text = arguments.value("max-per-client") {
+            configuration.maximumConnectionsPerClient = try number(text, "max-per-client")
+        }
+        if let text = arguments.value("idle-timeout") {
+            configuration.idleTimeoutSeconds = try number(text, "idle-timeout")
+        }
+        if let text = arguments.value("head-timeout") {
+            configuration.headTimeoutSeconds = try number(text, "head-timeout")
+        }
+        if let text = arguments.value("min-body-rate") {
+            configuration.minimumBodyBytesPerSecond = try size(text, "min-body-rate")
+        }
+        if let text = arguments.value("body-rate-window") {
+            configuration.bodyRateWindowSeconds = try number(text, "body-rate-window")
+        }
+        if let text = arguments.value("max-anonymous") {
+            configuration.maximumAnonymousRequests = try number(text, "max-anonymous")
+        }
+        if let text = arguments.value("db-sessions") {
+            configuration.databaseSessions = try number(text, "db-sessions")
+        }
+        if let text = arguments.value("request-threads") {
+            configuration.requestThreads = try number(text, "request-threads")
+        }
+        if let text = arguments.value("hsts-max-age") {
+            configuration.hstsMaxAgeSeconds = try number(text, "hsts-max-age")
+        }
     }
 
     /// `3/10,10/50`: the thresholds per handle and address, then per address, over `limits`.

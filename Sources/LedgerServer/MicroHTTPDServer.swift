@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Glibc
 import LedgerServices
+import Synchronization
 
 /// The one file that owns every libmicrohttpd callback: it turns libmicrohttpd's calls
 /// into ``HTTPRequest`` values, asks its routes (``ServerRoutes``, or ``MetricsRoutes``
@@ -9,10 +10,16 @@ import LedgerServices
 /// and after each request records it in ``ServerMetrics`` and writes one access-log line
 /// (no tokens, no bodies).
 ///
-/// Thread per connection: libmicrohttpd calls the handler on the connection's own thread
-/// (once for the head, once per body chunk, once at the end), so routes may block on the
-/// database. HTTP parsing, chunked bodies, `Expect: 100-continue`, timeouts, limits and
-/// TLS (GnuTLS, with ``TLSCredentials``) are libmicrohttpd's.
+/// Connections (issue 20, F1): libmicrohttpd polls every socket with epoll on a few
+/// threads of its own, so an idle or slow connection costs a socket and a little memory,
+/// not a thread. Those threads never block: routing (which looks up credentials) and the
+/// answer after a body (the database, Argon2, the spool's fsync) run on
+/// ``RequestWorkers`` while the connection is suspended, then resume it. Body chunks are
+/// handled on the polling thread (a write to the spool file). The ``ConnectionWatch``
+/// counts connections per address (IPv6 per /64), cuts heads that take too long and
+/// bodies slower than the minimum rate; at most ``Listener/maximumAnonymous`` requests
+/// without a caller may hold the server past their head. HTTP parsing, chunked bodies,
+/// `Expect: 100-continue`, TLS (GnuTLS, with ``TLSCredentials``) are libmicrohttpd's.
 final class MicroHTTPDServer: @unchecked Sendable {
     /// Where and how one daemon listens.
     struct Listener: Sendable {
@@ -22,10 +29,19 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var port: UInt16
         /// Connections at once, in all.
         var maximumConnections: Int
-        /// Connections at once from one client address.
+        /// Connections (and requests in progress) at once from one client address key
+        /// (``ClientAddressKey``).
         var maximumConnectionsPerClient: Int
         /// Seconds a silent connection stays open.
         var idleTimeoutSeconds: Int
+        /// The deadlines of a request's head and body.
+        var deadlines: ConnectionDeadlines
+        /// Requests without a caller that may hold the server past their head at once.
+        var maximumAnonymous: Int
+        /// libmicrohttpd's polling threads.
+        var pollingThreads: Int
+        /// Threads for routing and answering (``RequestWorkers``).
+        var requestThreads: Int
         /// libmicrohttpd's memory per connection.
         var connectionMemoryBytes: Int
         /// The most body bytes read and dropped after an early answer.
@@ -34,6 +50,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var trustedProxy: String?
         /// Certificate and key: the daemon speaks TLS only.
         var tls: TLSCredentials?
+        /// Headers every answer carries (`Strict-Transport-Security` over HTTPS).
+        var answerHeaders: [HTTPResponse.Header] = []
 
         /// The API's listener, as configured.
         static func api(_ configuration: ServerConfiguration, tls: TLSCredentials?) -> Listener {
@@ -41,24 +59,51 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 host: configuration.host, port: configuration.port,
                 maximumConnections: configuration.maximumConnections,
                 maximumConnectionsPerClient: configuration.maximumConnectionsPerClient,
-                idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                idleTimeoutSeconds: configuration.idleTimeoutSeconds, deadlines: configuration.deadlines,
+                maximumAnonymous: configuration.maximumAnonymousRequests, pollingThreads: 2,
+                requestThreads: configuration.requestThreads,
                 connectionMemoryBytes: configuration.connectionMemoryBytes,
-                maximumUploadBytes: configuration.maximumUploadBytes, trustedProxy: configuration.trustedProxy, tls: tls
-            )
+                maximumUploadBytes: configuration.maximumUploadBytes, trustedProxy: configuration.trustedProxy,
+                tls: tls,
+                answerHeaders: configuration.strictTransportSecurity.map { [.init("Strict-Transport-Security", $0)] }
+                    ?? [])
         }
 
         /// The metrics listener: plain HTTP, small limits, no body is ever read.
         static func metrics(host: String, port: UInt16) -> Listener {
             Listener(
                 host: host, port: port, maximumConnections: 16, maximumConnectionsPerClient: 8, idleTimeoutSeconds: 10,
-                connectionMemoryBytes: 32 << 10, maximumUploadBytes: 1 << 20, trustedProxy: nil, tls: nil)
+                deadlines: ConnectionDeadlines(headSeconds: 10, minimumBodyBytesPerSecond: 1024, bodyWindowSeconds: 10),
+                maximumAnonymous: 16, pollingThreads: 1, requestThreads: 2, connectionMemoryBytes: 32 << 10,
+                maximumUploadBytes: 1 << 20, trustedProxy: nil, tls: nil)
         }
     }
 
-    /// What one request carries between the handler's calls.
-    final class RequestState {
+    /// What one request carries between the handler's calls. One thread uses it at a time:
+    /// libmicrohttpd's polling thread, or the request worker while the connection is
+    /// suspended (suspending and resuming hand it over).
+    final class RequestState: @unchecked Sendable {
+        /// Where the request is.
+        enum Stage {
+            /// The head arrived; the routes decide on a request worker.
+            case routing
+            /// The plan is known; the body (if any) arrives.
+            case receiving
+            /// The body is in; the answer is made on a request worker.
+            case answering
+        }
+
         var request: HTTPRequest
-        var plan: RequestPlan
+        var plan: RequestPlan = .respond(HTTPResponse(status: 500))
+        var stage = Stage.routing
+        /// The answer a request worker made.
+        var answer: HTTPResponse?
+        /// The server stopped while the connection was suspended: it closes.
+        var isAbandoned = false
+        /// Counted among the requests without a caller in progress.
+        var countsAsAnonymous = false
+        let connection: OpaquePointer
+        let watched: WatchedConnection?
         var collected: [UInt8] = []
         var isOverLimit = false
         var postProcessor: OpaquePointer?
@@ -76,39 +121,52 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var deferred: HTTPResponse?
         var droppedBytes: Int64 = 0
         /// The template of the route the path matched, for metrics; `nil`: none.
-        let routeTemplate: String?
+        var routeTemplate: String?
 
         init(
-            request: HTTPRequest, plan: RequestPlan, routeTemplate: String?, started: ContinuousClock.Instant
+            request: HTTPRequest, connection: OpaquePointer, watched: WatchedConnection?,
+            started: ContinuousClock.Instant
         ) {
             self.request = request
-            self.plan = plan
-            self.routeTemplate = routeTemplate
+            self.connection = connection
+            self.watched = watched
             self.started = started
         }
     }
 
     let listener: Listener
-    private let route: (HTTPRequest) -> (plan: RequestPlan, template: String?)
+    private let route: @Sendable (HTTPRequest) -> RoutedRequest
     private let metrics: ServerMetrics?
     private let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
     private let activity = NSCondition()
     private var activeRequests = 0
     private var activeByClient: [String: Int] = [:]
+    private var anonymousRequests = 0
+    /// The requests whose connection is suspended while a request worker has them; the
+    /// stop resumes them (libmicrohttpd aborts when stopped with a suspended connection).
+    private let suspended = Mutex<[ObjectIdentifier: RequestState]>([:])
+    let watch: ConnectionWatch
+    private let workers: RequestWorkers
+    private let trustedProxyKey: String?
 
-    /// A daemon for `listener` answering with the plan `route` gives a request; after each
+    /// A daemon for `listener` answering with what `route` makes of a request; after each
     /// request, records it in `metrics` under the template `route` matched (never the raw
     /// path), and writes an access-log line to `log` (both optional: the metrics listener
     /// has neither).
     init(
-        listener: Listener, route: @escaping (HTTPRequest) -> (plan: RequestPlan, template: String?),
+        listener: Listener, route: @escaping @Sendable (HTTPRequest) -> RoutedRequest,
         metrics: ServerMetrics? = nil, log: (@Sendable (String) -> Void)?
     ) {
         self.listener = listener
         self.route = route
         self.metrics = metrics
         self.log = log
+        watch = ConnectionWatch(
+            deadlines: listener.deadlines, perAddressLimit: listener.maximumConnectionsPerClient,
+            onCut: { [metrics] cut in metrics?.recordCut(cut) })
+        workers = RequestWorkers(count: listener.requestThreads, name: "request")
+        trustedProxyKey = listener.trustedProxy.map(ClientAddressKey.key)
     }
 
     /// The API's daemon: ``ServerRoutes`` on the configured listener, TLS with `tls`.
@@ -125,39 +183,28 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return activeRequests
     }
 
+    /// Connections open now.
+    var openConnections: Int { watch.openCount }
+
     /// Starts listening and returns the port (the configured one, or the one picked for 0).
     func start() throws(ServiceError) -> UInt16 {
-        var storage = sockaddr_storage()
-        var ipv4 = sockaddr_in()
-        var ipv6 = sockaddr_in6()
-        if inet_pton(AF_INET, listener.host, &ipv4.sin_addr) == 1 {
-            ipv4.sin_family = sa_family_t(AF_INET)
-            ipv4.sin_port = listener.port.bigEndian
-            withUnsafeBytes(of: ipv4) { bytes in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
-            }
-        } else if inet_pton(AF_INET6, listener.host, &ipv6.sin6_addr) == 1 {
-            ipv6.sin6_family = sa_family_t(AF_INET6)
-            ipv6.sin6_port = listener.port.bigEndian
-            withUnsafeBytes(of: ipv6) { bytes in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
-            }
-        } else {
-            throw ServiceError(.invalidInput, "the listen address '\(listener.host)' is not an IP address")
-        }
+        var storage = try Self.socketAddress(host: listener.host, port: listener.port)
+        // epoll on a few polling threads; handlers suspend connections and resume them.
         var flags =
-            UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
-            | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_AUTO.rawValue)
+            UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ITC.rawValue)
         if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        // Behind a trusted proxy every connection comes from the proxy: the per-client
-        // limit is then applied to the forwarded address, per request.
-        let perClient = listener.trustedProxy == nil ? listener.maximumConnectionsPerClient : 0
         var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, listener.pollingThreads), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: listener.maximumConnections, ptr_value: nil),
-            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perClient, ptr_value: nil),
+            // The per-address limit is the watch's (IPv6 per /64, the trusted proxy exempt).
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: 0, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: listener.idleTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(
                 option: .CONNECTION_MEMORY_LIMIT, value: listener.connectionMemoryBytes, ptr_value: nil),
+            // HTTP/1.1 without Host is refused with 400 (F5).
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
+            MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 1024, ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -172,8 +219,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
                     tls.certificatePEM.withUnsafeBufferPointer { certificate in
                         tls.keyPEM.withUnsafeBufferPointer { key in
                             CMicroHTTPD_startTLS(
-                                flags, address, Self.accessCallback, Self.completedCallback, context,
-                                certificate.baseAddress, key.baseAddress, &options)
+                                flags, address, Self.acceptCallback, Self.connectionCallback, Self.accessCallback,
+                                Self.completedCallback, context, certificate.baseAddress, key.baseAddress, &options)
                         }
                     }
                 }
@@ -181,7 +228,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
         } else {
             daemon = withUnsafePointer(to: &storage) { address in
                 address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    CMicroHTTPD_start(flags, address, Self.accessCallback, Self.completedCallback, context, &options)
+                    CMicroHTTPD_start(
+                        flags, address, Self.acceptCallback, Self.connectionCallback, Self.accessCallback,
+                        Self.completedCallback, context, &options)
                 }
             }
         }
@@ -191,7 +240,31 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 "cannot listen on \(listener.host):\(listener.port) (in use, or not this machine's address"
                     + (listener.tls == nil ? ")" : "; or GnuTLS refused the certificate or key)"))
         }
+        watch.start()
         return CMicroHTTPD_port(daemon)
+    }
+
+    /// The socket address of `host` (an IPv4 or IPv6 literal) and `port`.
+    private static func socketAddress(host: String, port: UInt16) throws(ServiceError) -> sockaddr_storage {
+        var storage = sockaddr_storage()
+        var ipv4 = sockaddr_in()
+        var ipv6 = sockaddr_in6()
+        if inet_pton(AF_INET, host, &ipv4.sin_addr) == 1 {
+            ipv4.sin_family = sa_family_t(AF_INET)
+            ipv4.sin_port = port.bigEndian
+            withUnsafeBytes(of: ipv4) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+        } else if inet_pton(AF_INET6, host, &ipv6.sin6_addr) == 1 {
+            ipv6.sin6_family = sa_family_t(AF_INET6)
+            ipv6.sin6_port = port.bigEndian
+            withUnsafeBytes(of: ipv6) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+        } else {
+            throw ServiceError(.invalidInput, "the listen address '\(host)' is not an IP address")
+        }
+        return storage
     }
 
     /// Stops accepting connections; requests already running go on.
@@ -210,13 +283,70 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return true
     }
 
-    /// Stops the daemon, closing every connection.
+    /// Stops the daemon, closing every connection (those a request worker still has are
+    /// resumed first and close without an answer).
     func stop() {
-        if let daemon { MHD_stop_daemon(daemon) }
-        daemon = nil
+        guard let daemon else { return }
+        suspended.withLock { suspended in
+            for state in suspended.values {
+                state.isAbandoned = true
+                MHD_resume_connection(state.connection)
+            }
+            suspended.removeAll()
+        }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+        watch.stop()
+        workers.stop()
+    }
+
+    // MARK: Suspending
+
+    /// Suspends the request's connection and runs `work` on a request worker, which
+    /// resumes it; libmicrohttpd then calls the handler again at the same step.
+    private func suspend(_ state: RequestState, _ work: @escaping @Sendable () -> Void) -> MHD_Result {
+        MHD_suspend_connection(state.connection)
+        suspended.withLock { $0[ObjectIdentifier(state)] = state }
+        workers.submit { [self] in
+            work()
+            suspended.withLock { suspended in
+                // Gone when the stop resumed it already.
+                guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
+                MHD_resume_connection(state.connection)
+            }
+        }
+        return .YES
     }
 
     // MARK: Callbacks
+
+    private static let acceptCallback: MHD_AcceptPolicyCallback = { context, address, _ in
+        guard let context, let address else { return .NO }
+        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(context).takeUnretainedValue()
+        return server.watch.admits(server.countedKey(address)) ? .YES : .NO
+    }
+
+    private static let connectionCallback: MHD_NotifyConnectionCallback = {
+        context, connection, socketContext, code in
+        guard let context, let connection, let socketContext else { return }
+        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(context).takeUnretainedValue()
+        if code == .CONNECTION_NOTIFY_STARTED {
+            let key = CMicroHTTPD_clientAddress(connection).flatMap(server.countedKey)
+            let watched = server.watch.opened(socket: CMicroHTTPD_socket(connection), key: key)
+            socketContext.pointee = Unmanaged.passRetained(watched).toOpaque()
+        } else if let pointer = socketContext.pointee {
+            let watched = Unmanaged<WatchedConnection>.fromOpaque(pointer).takeRetainedValue()
+            socketContext.pointee = nil
+            server.watch.closed(watched)
+        }
+    }
+
+    /// The key a peer's connections count under; `nil` for the trusted proxy (its clients
+    /// are counted per request, by their forwarded address).
+    private func countedKey(_ address: UnsafePointer<sockaddr>) -> String? {
+        guard let key = ClientAddressKey.key(address) else { return nil }
+        return key == trustedProxyKey ? nil : key
+    }
 
     private static let accessCallback: MHD_AccessHandlerCallback = {
         context, connection, url, method, _, uploadData, uploadDataSize, requestContext in
@@ -249,6 +379,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let name = String(cString: key).lowercased()
         let text = value.map { String(cString: $0) } ?? ""
         box.value[name] = box.value[name].map { $0 + ", " + text } ?? text
+        return .YES
+    }
+
+    private static let fieldCallback: MHD_KeyValueIterator = { context, _, key, value in
+        guard let context, let key else { return .YES }
+        let box = Unmanaged<Box<[(name: String, value: String)]>>.fromOpaque(context).takeUnretainedValue()
+        box.value.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
         return .YES
     }
 
@@ -294,100 +431,149 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     // MARK: Requests
 
-    // function-length: `access` is libmicrohttpd's one handler for a request's head, each
-    // body chunk and its end (about 80 lines); it stays whole until the connection model
-    // changes (the issue about the server under attack replaces thread per connection).
+    /// libmicrohttpd's one handler for a request: its head (routed on a request worker),
+    /// the same call again once routed, each body chunk, the body's end (answered on a
+    /// request worker), and that call again once answered.
     private func access(
         _ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let pointer = requestContext.pointee else {
-            // The head: headers are in, no body byte has been read.
-            let started = ContinuousClock.now
-            let request = head(connection, url: url, method: method)
-            let state: RequestState
-            if begin(request.clientAddress) {
-                let (plan, template) = route(request)
-                state = RequestState(request: request, plan: plan, routeTemplate: template, started: started)
-            } else {
-                let refusal = HTTPResponse.error(
-                    429, code: "too_many_connections", message: "too many connections from your address",
-                    headers: [.init("Retry-After", "5")])
-                state = RequestState(request: request, plan: .respond(refusal), routeTemplate: nil, started: started)
-            }
-            state.isMultipart = request.mediaType == "multipart/form-data"
+            let state = begin(connection, url: url, method: method)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-            if case .respond(let response) = state.plan {
-                // A request without a body is answered on the next call, which follows at
-                // once: libmicrohttpd closes the connection after a response queued with
-                // the head (it cannot know no body follows), so a client could not keep it
-                // alive. A request with a body is answered now, before any of it is read.
-                guard request.isChunked || (request.contentLength ?? 0) > 0 else {
-                    state.deferred = response
-                    return .YES
-                }
-                return queue(response, state, connection)
+            guard state.stage == .routing else { return routed(state) }
+            return suspend(state) { [route, self] in
+                let routed = route(state.request)
+                state.plan = routed.plan
+                state.routeTemplate = routed.template
+                if let refusal = routed.refusalWhenBusy, !admitAnonymous(state) { state.plan = .respond(refusal) }
             }
-            return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
-        if case .upload = state.plan, uploadDataSize.pointee > 0 {
-            metrics?.recordUploadBytes(route: state.routeTemplate, count: uploadDataSize.pointee)
+        if state.isAbandoned { return .NO }
+        switch state.stage {
+        case .routing:
+            state.stage = .receiving
+            return routed(state)
+        case .answering:
+            return queue(state.answer ?? Self.unexpected, state)
+        case .receiving:
+            break
         }
+        let size = uploadDataSize.pointee
+        if case .upload = state.plan, size > 0 { metrics?.recordUploadBytes(route: state.routeTemplate, count: size) }
+        if size > 0 { state.watched?.received(size) }
         if state.isAnswered {
             uploadDataSize.pointee = 0
             return .YES
         }
         if let deferred = state.deferred {
-            let size = uploadDataSize.pointee
             guard size == 0 else {
                 uploadDataSize.pointee = 0
                 state.droppedBytes += Int64(size)
                 // Dropping is bounded by the cap too: past it, the connection is cut.
                 return state.droppedBytes > listener.maximumUploadBytes ? .NO : .YES
             }
-            return queue(deferred, state, connection)
+            return queue(deferred, state)
         }
-        let size = uploadDataSize.pointee
         if size > 0, let uploadData {
             uploadDataSize.pointee = 0
-            return receive(UnsafeRawBufferPointer(start: uploadData, count: size), state, connection)
+            return receive(UnsafeRawBufferPointer(start: uploadData, count: size), state)
         }
-        // The end of the body.
+        state.watched?.serve()
+        return bodyEnded(state)
+    }
+
+    /// The head's state: the request, refused at once (400 for a malformed head, 429 for
+    /// too many requests of its client key) or to be routed.
+    private func begin(_ connection: OpaquePointer, url: String, method: String) -> RequestState {
+        let started = ContinuousClock.now
+        let watched = CMicroHTTPD_socketContext(connection).map {
+            Unmanaged<WatchedConnection>.fromOpaque($0).takeUnretainedValue()
+        }
+        watched?.serve()
+        let (request, problem) = head(connection, url: url, method: method)
+        let state = RequestState(request: request, connection: connection, watched: watched, started: started)
+        state.isMultipart = request.mediaType == "multipart/form-data"
+        let isWithinLimit = countIn(request.clientAddress)
+        if let problem {
+            state.plan = .respond(
+                .error(400, code: "bad_request", message: problem, headers: [.init("Connection", "close")]))
+            state.stage = .receiving
+        } else if !isWithinLimit {
+            state.plan = .respond(
+                .error(
+                    429, code: "too_many_connections", message: "too many connections from your address",
+                    headers: [.init("Retry-After", "5")]))
+            state.stage = .receiving
+        }
+        return state
+    }
+
+    /// The plan is known: a request without a body is answered on the next call, which
+    /// follows at once (libmicrohttpd closes the connection after a response queued with
+    /// the head: it cannot know no body follows, so a client could not keep it alive); a
+    /// request with a body is answered now, before any of it is read; otherwise the body
+    /// is read.
+    private func routed(_ state: RequestState) -> MHD_Result {
+        let request = state.request
+        let hasBody = request.isChunked || (request.contentLength ?? 0) > 0
+        if case .respond(let response) = state.plan {
+            guard hasBody else {
+                state.deferred = response
+                return .YES
+            }
+            return queue(response, state)
+        }
+        if hasBody { state.watched?.awaitBody(now: ConnectionWatch.now()) }
+        return .YES
+    }
+
+    /// The body is in: answered now (a refusal, a body over the limit, a malformed form),
+    /// or on a request worker (``answer(_:)``).
+    private func bodyEnded(_ state: RequestState) -> MHD_Result {
         switch state.plan {
         case .respond(let response):
-            return queue(response, state, connection)
-        case .collect(_, let answer):
+            return queue(response, state)
+        case .collect:
             if state.isOverLimit {
                 return queue(
-                    .error(413, code: "too_large", message: "the body is larger than this route accepts"), state,
-                    connection)
+                    .error(413, code: "too_large", message: "the body is larger than this route accepts"), state)
             }
-            var request = state.request
-            request.body = state.collected
-            return queue(Self.answering { try answer(request) }, state, connection)
-        case .form(_, let answer):
+            state.request.body = state.collected
+            state.collected = []
+        case .form:
             if let processor = state.postProcessor {
                 let complete = MHD_destroy_post_processor(processor) == .YES
                 state.postProcessor = nil
-                guard complete else { return queue(Self.badForm, state, connection) }
+                guard complete else { return queue(Self.badForm, state) }
             }
-            var request = state.request
-            request.form = state.formFields.mapValues { String(decoding: $0, as: UTF8.self) }
-            return queue(Self.answering { try answer(request) }, state, connection)
-        case .upload(let receiver, let finish):
+            state.request.form = state.formFields.mapValues { String(decoding: $0, as: UTF8.self) }
+        case .upload:
             if let processor = state.postProcessor {
                 MHD_destroy_post_processor(processor)
                 state.postProcessor = nil
             }
-            return queue(Self.answering { try finish(receiver) }, state, connection)
+        }
+        state.stage = .answering
+        return suspend(state) { state.answer = Self.answer(state) }
+    }
+
+    /// The answer of a plan whose body is in (on a request worker).
+    private static func answer(_ state: RequestState) -> HTTPResponse {
+        switch state.plan {
+        case .respond(let response): response
+        case .collect(_, let handler), .form(_, let handler): answering { try handler(state.request) }
+        case .upload(let receiver, let finish): answering { try finish(receiver) }
         }
     }
 
+    /// The answer to a request whose worker made none.
+    static let unexpected = HTTPResponse(ServiceError(.internalFailure, "unexpected error"))
+
     /// One chunk of a body.
-    private func receive(_ bytes: UnsafeRawBufferPointer, _ state: RequestState, _ connection: OpaquePointer)
-        -> MHD_Result
-    {
+    private func receive(_ bytes: UnsafeRawBufferPointer, _ state: RequestState) -> MHD_Result {
+        let connection = state.connection
         switch state.plan {
         case .respond:
             return .YES
@@ -462,8 +648,12 @@ final class MicroHTTPDServer: @unchecked Sendable {
         400, code: "bad_form", message: "the form could not be read (not url-encoded or multipart, or malformed)")
 
     /// Queues `response` once; later calls of the request consume and drop body bytes.
-    private func queue(_ response: HTTPResponse, _ state: RequestState, _ connection: OpaquePointer) -> MHD_Result {
+    private func queue(_ response: HTTPResponse, _ state: RequestState) -> MHD_Result {
         guard !state.isAnswered else { return .YES }
+        var response = response
+        for header in listener.answerHeaders where !response.headers.contains(where: { $0.name == header.name }) {
+            response.headers.append(header)
+        }
         state.isAnswered = true
         state.status = response.status
         state.responseBytes = response.body.count
@@ -476,25 +666,31 @@ final class MicroHTTPDServer: @unchecked Sendable {
         for header in response.headers {
             _ = MHD_add_response_header(made, header.name, header.value)
         }
-        return MHD_queue_response(connection, UInt32(response.status), made)
+        return MHD_queue_response(state.connection, UInt32(response.status), made)
     }
 
-    /// The request's head from libmicrohttpd: method, path, query, headers, client address.
-    private func head(_ connection: OpaquePointer, url: String, method: String) -> HTTPRequest {
-        let headers = Box<[String: String]>([:])
+    /// The request's head from libmicrohttpd: method, path, query, headers, client address;
+    /// and what is wrong with it (``RequestHeadCheck``), if anything.
+    private func head(_ connection: OpaquePointer, url: String, method: String) -> (HTTPRequest, problem: String?) {
+        let fields = Box<[(name: String, value: String)]>([])
         let query = Box<[String: String]>([:])
         let cookies = Box<[String: String]>([:])
         _ = MHD_get_connection_values(
-            connection, .HEADER_KIND, Self.headerCallback, Unmanaged.passUnretained(headers).toOpaque())
+            connection, .HEADER_KIND, Self.fieldCallback, Unmanaged.passUnretained(fields).toOpaque())
+        var headers: [String: String] = [:]
+        for (name, value) in fields.value {
+            headers[name.lowercased()] = headers[name.lowercased()].map { $0 + ", " + value } ?? value
+        }
         _ = MHD_get_connection_values(
             connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
         _ = MHD_get_connection_values(
             connection, .COOKIE_KIND, Self.cookieCallback, Unmanaged.passUnretained(cookies).toOpaque())
         let peer = Self.address(CMicroHTTPD_clientAddress(connection)) ?? "unknown"
-        let (client, origin) = Self.forwarded(headers: headers.value, peer: peer, trustedProxy: listener.trustedProxy)
-        return HTTPRequest(
-            method: method, path: url, query: query.value, headers: headers.value, clientAddress: client,
+        let (client, origin) = Self.forwarded(headers: headers, peer: peer, trustedProxy: listener.trustedProxy)
+        let request = HTTPRequest(
+            method: method, path: url, query: query.value, headers: headers, clientAddress: client,
             forwardedOrigin: origin, cookies: cookies.value)
+        return (request, RequestHeadCheck.problem(fields.value))
     }
 
     /// The client's address and the origin it used, from the peer's address and the
@@ -542,14 +738,26 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     // MARK: Bookkeeping
 
-    /// Counts a request in; `false` when its client already has the most allowed.
-    private func begin(_ client: String) -> Bool {
+    /// Counts a request in; `false` when its client's key (``ClientAddressKey``: behind
+    /// the trusted proxy, the forwarded address's) already has the most allowed.
+    private func countIn(_ client: String) -> Bool {
+        let key = ClientAddressKey.key(client)
         activity.lock()
         defer { activity.unlock() }
         activeRequests += 1
-        let count = (activeByClient[client] ?? 0) + 1
-        activeByClient[client] = count
+        let count = (activeByClient[key] ?? 0) + 1
+        activeByClient[key] = count
         return count <= listener.maximumConnectionsPerClient
+    }
+
+    /// Counts a request without a caller in, when fewer than the most allowed are in progress.
+    private func admitAnonymous(_ state: RequestState) -> Bool {
+        activity.lock()
+        defer { activity.unlock() }
+        guard anonymousRequests < listener.maximumAnonymous else { return false }
+        anonymousRequests += 1
+        state.countsAsAnonymous = true
+        return true
     }
 
     /// One access-log line: client, method and path, status, bytes sent and milliseconds,
@@ -571,21 +779,30 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     private func completed(_ state: RequestState, isComplete: Bool) {
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
-        if case .upload(let receiver, _) = state.plan { receiver.abandon() }
+        // An abandoned request's plan may still be the worker's: its spool file goes with it.
+        if !state.isAbandoned, case .upload(let receiver, _) = state.plan { receiver.abandon() }
+        state.watched?.awaitHead(now: ConnectionWatch.now())
         let milliseconds = (ContinuousClock.now - state.started).components
         let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15
-        let status = isComplete ? String(state.status) : "\(state.status == 0 ? "-" : String(state.status)) aborted"
+        // A body cut for its rate gets no answer (libmicrohttpd 0.9.75 cannot send one
+        // before the body ends): logged and counted as 408.
+        let isCutSlow = !state.isAnswered && state.watched?.cut == .slowBody
+        let status =
+            isCutSlow
+            ? "408 cut (body too slow)"
+            : isComplete ? String(state.status) : "\(state.status == 0 ? "-" : String(state.status)) aborted"
         metrics?.recordRequest(
-            route: state.routeTemplate, method: state.request.method, status: state.isAnswered ? state.status : nil,
-            seconds: elapsed / 1000)
+            route: state.routeTemplate, method: state.request.method,
+            status: state.isAnswered ? state.status : isCutSlow ? 408 : nil, seconds: elapsed / 1000)
         log?(
             Self.accessLine(
                 client: state.request.clientAddress, method: state.request.method, path: state.request.path,
                 status: status, bytes: state.responseBytes, milliseconds: elapsed))
         activity.lock()
         activeRequests -= 1
-        let client = state.request.clientAddress
-        if let count = activeByClient[client] { activeByClient[client] = count > 1 ? count - 1 : nil }
+        if state.countsAsAnonymous { anonymousRequests -= 1 }
+        let key = ClientAddressKey.key(state.request.clientAddress)
+        if let count = activeByClient[key] { activeByClient[key] = count > 1 ? count - 1 : nil }
         activity.broadcast()
         activity.unlock()
     }

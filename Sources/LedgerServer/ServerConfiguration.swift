@@ -16,10 +16,35 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The one peer whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (a
     /// reverse proxy); `nil` (default) believes none.
     public var trustedProxy: String?
-    /// Connections open at once. Default 64.
+    /// Connections open at once (idle and slow ones cost a socket and a little memory, not
+    /// a thread); `serve` raises its open-file limit to fit them. Default 4096.
     public var maximumConnections: Int
-    /// Connections open at once from one client address. Default 8.
+    /// Connections open at once from one client address (an IPv6 client's /64), and
+    /// requests in progress at once from one forwarded address behind the trusted proxy
+    /// (which is itself exempt). Default 8.
     public var maximumConnectionsPerClient: Int
+    /// Seconds from a connection's start, or its previous answer, until its request head
+    /// must be complete (libmicrohttpd's idle timeout restarts with every byte). Default 20.
+    public var headTimeoutSeconds: Int
+    /// The slowest request body accepted, in bytes per second, averaged over each window of
+    /// ``bodyRateWindowSeconds`` after a grace of one window; a slower body is cut (logged
+    /// and counted as 408). Default 1 KiB/s, so a phone on a weak link still gets through.
+    public var minimumBodyBytesPerSecond: Int64
+    /// The grace before the body rate counts, and the window it is averaged over. Default 30.
+    public var bodyRateWindowSeconds: Int
+    /// Requests without a valid token or session that may hold the server past their head
+    /// at once (a body to read, work after it); more get 503 with `Retry-After`. Requests
+    /// answered from their head (`/healthz`, static files, refusals) never count. Default 64.
+    public var maximumAnonymousRequests: Int
+    /// Database sessions the server opens at most (requests and its import workers share
+    /// them). Default 16.
+    public var databaseSessions: Int
+    /// Threads that route requests and make answers (database, Argon2, the spool's
+    /// fsync); libmicrohttpd's polling threads never block. Default 16.
+    public var requestThreads: Int
+    /// The `max-age` of `Strict-Transport-Security`, sent on every answer when the public
+    /// URL or the listener is HTTPS; 0 sends none. Default 31536000 (one year).
+    public var hstsMaxAgeSeconds: Int
     /// Seconds a connection may stay silent before it is closed (a client that stops
     /// sending mid-upload is cut off). Default 30.
     public var idleTimeoutSeconds: Int
@@ -72,8 +97,15 @@ public struct ServerConfiguration: Sendable, Hashable {
         port = 8080
         publicURL = ""
         trustedProxy = nil
-        maximumConnections = 64
+        maximumConnections = 4096
         maximumConnectionsPerClient = 8
+        headTimeoutSeconds = 20
+        minimumBodyBytesPerSecond = 1024
+        bodyRateWindowSeconds = 30
+        maximumAnonymousRequests = 64
+        databaseSessions = 16
+        requestThreads = 16
+        hstsMaxAgeSeconds = 31_536_000
         idleTimeoutSeconds = 30
         connectionMemoryBytes = 128 << 10
         maximumUploadBytes = 8 << 30
@@ -96,6 +128,22 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     /// The spool folder as the services use it: on this host, shared or not.
     public var spool: Spool { Spool(folder: spoolFolder, host: hostName, isShared: isSpoolShared) }
+
+    /// The deadlines of a request's head and body.
+    var deadlines: ConnectionDeadlines {
+        ConnectionDeadlines(
+            headSeconds: Double(headTimeoutSeconds), minimumBodyBytesPerSecond: Double(minimumBodyBytesPerSecond),
+            bodyWindowSeconds: Double(bodyRateWindowSeconds))
+    }
+
+    /// The `Strict-Transport-Security` value every answer carries (issue 20, F7): when
+    /// people reach the server over HTTPS (its public URL, or its own TLS); `nil` otherwise
+    /// or with a max-age of 0. Without `includeSubDomains`: other hosts of the domain are
+    /// not the server's to decide.
+    public var strictTransportSecurity: String? {
+        guard hstsMaxAgeSeconds > 0, isPublicHTTPS || isTLS else { return nil }
+        return "max-age=\(hstsMaxAgeSeconds)"
+    }
 
     /// Whether the main listener speaks TLS (a certificate and a key were given).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
@@ -133,6 +181,14 @@ public struct ServerConfiguration: Sendable, Hashable {
         if maximumConnections < 1 { found.append("the connection limit must be at least 1") }
         if maximumConnectionsPerClient < 1 { found.append("the per-client connection limit must be at least 1") }
         if idleTimeoutSeconds < 1 { found.append("the idle timeout must be at least 1 second") }
+        if headTimeoutSeconds < 1 { found.append("the head timeout must be at least 1 second") }
+        if bodyRateWindowSeconds < 1 { found.append("the body rate window must be at least 1 second") }
+        if maximumAnonymousRequests < 1 { found.append("the requests without an account must be at least 1") }
+        if databaseSessions < 2 { found.append("the database sessions must be at least 2") }
+        if requestThreads < 1 { found.append("the request threads must be at least 1") }
+        if workers >= databaseSessions {
+            found.append("the database sessions (\(databaseSessions)) must be more than the workers (\(workers))")
+        }
         if maximumUploadBytes < 1 { found.append("the upload cap must be at least 1 byte") }
         if workers < 0 { found.append("the number of workers cannot be negative") }
         if maximumPendingUploadsPerUser < 1 { found.append("the pending uploads per user must be at least 1") }

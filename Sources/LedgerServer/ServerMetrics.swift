@@ -22,6 +22,12 @@ public final class ServerMetrics: Sendable {
     public static let uploadBytes = MetricsRegistry.Metric.counter(
         "sleepledger_http_upload_bytes_total",
         help: "Body bytes received on upload routes, kept or not, by route template", labels: ["route"])
+    /// Connections the connection watch cut.
+    public static let connectionsCut = MetricsRegistry.Metric.counter(
+        "sleepledger_http_connections_cut_total",
+        help:
+            "Connections cut on the main listener by reason (head_timeout: the request head took too long; slow_body: the body arrived slower than the minimum rate)",
+        labels: ["reason"])
     /// Jobs the workers ended.
     public static let jobs = MetricsRegistry.Metric.counter(
         "sleepledger_import_jobs_total",
@@ -60,6 +66,8 @@ public final class ServerMetrics: Sendable {
         public var poolCapacity: Int
         /// Requests being answered now.
         public var requestsInFlight: Int
+        /// Connections open on the main listener now.
+        public var openConnections: Int
         /// Import worker threads of this process.
         public var workers: Int
         /// Of them, those importing a job now.
@@ -68,8 +76,9 @@ public final class ServerMetrics: Sendable {
         /// Creates the live values.
         public init(
             queue: ImportQueue.Statistics?, poolInUse: Int, poolOpen: Int, poolCapacity: Int, requestsInFlight: Int,
-            workers: Int, busyWorkers: Int
+            openConnections: Int = 0, workers: Int, busyWorkers: Int
         ) {
+            self.openConnections = openConnections
             self.queue = queue
             self.poolInUse = poolInUse
             self.poolOpen = poolOpen
@@ -82,7 +91,7 @@ public final class ServerMetrics: Sendable {
 
     /// The recorded counters and histograms.
     public let registry = MetricsRegistry([
-        requests, requestDuration, uploadBytes, jobs, importDuration, rollups, rollupDuration,
+        requests, requestDuration, uploadBytes, connectionsCut, jobs, importDuration, rollups, rollupDuration,
     ])
     /// The release, shown as `sleepledger_build_info{version=...}`.
     public let version: String
@@ -95,6 +104,12 @@ public final class ServerMetrics: Sendable {
         self.startTime = startTime
         for outcome in Self.jobOutcomes { registry.add(0, to: Self.jobs, labels: [outcome]) }
         for outcome in ["succeeded", "failed"] { registry.add(0, to: Self.rollups, labels: [outcome]) }
+        for cut in ConnectionDeadlines.Cut.allCases { registry.add(0, to: Self.connectionsCut, labels: [cut.rawValue]) }
+    }
+
+    /// Records a connection the connection watch cut.
+    func recordCut(_ cut: ConnectionDeadlines.Cut) {
+        registry.add(to: Self.connectionsCut, labels: [cut.rawValue])
     }
 
     /// Records a request that ended: its route template (`unmatched` when none matched),
@@ -167,6 +182,9 @@ public final class ServerMetrics: Sendable {
             .gauge(
                 "sleepledger_http_requests_in_flight", help: "Requests on the main listener being answered now",
                 Double(live.requestsInFlight)),
+            .gauge(
+                "sleepledger_http_connections_open", help: "Connections open on the main listener now",
+                Double(live.openConnections)),
             .gauge("sleepledger_import_workers", help: "Import worker threads of this process", Double(live.workers)),
             .gauge(
                 "sleepledger_import_workers_busy", help: "Import worker threads importing (or claiming) a job now",

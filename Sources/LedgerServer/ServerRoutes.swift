@@ -55,16 +55,33 @@ public final class ServerRoutes: Sendable {
     /// The plan for a request whose head has arrived.
     public func plan(_ request: HTTPRequest) -> RequestPlan { route(request).plan }
 
-    /// The plan for a request whose head has arrived, and the template of the route its
-    /// path matched (for logs and metrics, never the raw path; `nil` when none did): the
-    /// matched route's middleware and handler; 405 with `Allow` when only other methods
-    /// match; 404 otherwise (JSON for the API, a page for the rest).
-    public func route(_ request: HTTPRequest) -> (plan: RequestPlan, template: String?) {
-        let (plan, template) = matchedRoute(request)
-        guard Self.isAPI(path: request.path) else { return (plan, template) }
-        if case .respond(let response) = plan { return (.respond(Self.apiHeaders(response)), template) }
-        return (plan.mapAnswer(Self.apiHeaders), template)
+    /// What to do with a request whose head has arrived: the matched route's middleware
+    /// and handler; 405 with `Allow` when only other methods match; 404 otherwise (JSON for
+    /// the API, a page for the rest); the template of the route its path matched; and the
+    /// answer it gets when it has no caller, holds the server past its head, and too many
+    /// such requests are in progress.
+    public func route(_ request: HTTPRequest) -> RoutedRequest {
+        var (plan, template, caller) = matchedRoute(request)
+        let isAPI = Self.isAPI(path: request.path)
+        if isAPI {
+            if case .respond(let response) = plan {
+                plan = .respond(Self.apiHeaders(response))
+            } else {
+                plan = plan.mapAnswer(Self.apiHeaders)
+            }
+        }
+        var routed = RoutedRequest(plan: plan, template: template)
+        if caller == nil, !plan.isAnsweredFromHead {
+            routed.refusalWhenBusy =
+                isAPI ? Self.apiHeaders(Self.tooManyAnonymous) : PageRendering.busy(retryAfterSeconds: 5)
+        }
+        return routed
     }
+
+    /// The answer to a request without an account past ``ServerConfiguration/maximumAnonymousRequests``.
+    static let tooManyAnonymous = HTTPResponse.error(
+        503, code: "busy", message: "too many requests without an account are in progress; try again shortly",
+        headers: [.init("Retry-After", "5")])
 
     /// Every API answer, refusals and errors included (issue 20, F8): never cached
     /// (`Cache-Control: no-store` unless the answer says otherwise) and never sniffed as
@@ -77,16 +94,16 @@ public final class ServerRoutes: Sendable {
         return response
     }
 
-    private func matchedRoute(_ request: HTTPRequest) -> (plan: RequestPlan, template: String?) {
+    private func matchedRoute(_ request: HTTPRequest) -> (plan: RequestPlan, template: String?, caller: Caller?) {
         let match = router.match(method: request.method, path: request.path)
         switch match {
         case .found(let route, let captures):
             let context = RequestContext(request: request, route: route, captures: captures, server: server)
             do {
-                return (try MiddlewareChain.run(context), route.template)
+                return (try MiddlewareChain.run(context), route.template, context.caller)
             } catch {
                 // The error middleware answers every failure; this is its own safety net.
-                return (.respond(ErrorRendering.answer(to: error, context)), route.template)
+                return (.respond(ErrorRendering.answer(to: error, context)), route.template, context.caller)
             }
         case .methodNotAllowed(let allowed, let template):
             let methods = allowed.joined(separator: ", ")
@@ -96,12 +113,12 @@ public final class ServerRoutes: Sendable {
                 : PageRendering.message(
                     title: "Not allowed", message: "This address does not take that kind of request.", status: 405,
                     headers: [.init("Allow", methods)])
-            return (.respond(response), template)
+            return (.respond(response), template, nil)
         case .notFound:
             let response =
                 Self.isAPI(path: request.path)
                 ? HTTPResponse.error(404, code: "not_found", message: "no such route") : PageRendering.notFound
-            return (.respond(response), nil)
+            return (.respond(response), nil, nil)
         }
     }
 

@@ -74,7 +74,8 @@ public final class SleepLedgerServer: @unchecked Sendable {
         first.close()
         if swept > 0 { log("removed \(swept) spool files no job needs") }
 
-        let pool = SessionPool(capacity: configuration.maximumConnections, open: openSession)
+        raiseOpenFileLimit()
+        let pool = SessionPool(capacity: configuration.databaseSessions, open: openSession)
         self.pool = pool
         let log = log
         let metrics = metrics
@@ -91,7 +92,8 @@ public final class SleepLedgerServer: @unchecked Sendable {
         if let host = configuration.metricsHost {
             let scrape = MetricsRoutes { [weak self] in self?.scrape() ?? [] }
             let metricsHTTP = MicroHTTPDServer(
-                listener: .metrics(host: host, port: configuration.metricsPort), route: { (scrape.plan($0), nil) },
+                listener: .metrics(host: host, port: configuration.metricsPort),
+                route: { RoutedRequest(plan: scrape.plan($0), template: nil) },
                 log: nil)
             metricsPort = try metricsHTTP.start()
             self.metricsHTTP = metricsHTTP
@@ -112,6 +114,22 @@ public final class SleepLedgerServer: @unchecked Sendable {
         return port
     }
 
+    /// Raises the soft open-file limit to what the connection limit needs (each connection
+    /// a socket, plus database sessions, spool files and the log), up to the hard limit;
+    /// logs when even that is short.
+    private func raiseOpenFileLimit() {
+        let needed = rlim_t(configuration.maximumConnections + configuration.databaseSessions + 256)
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
+        limit.rlim_cur = min(needed, limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < needed {
+            log(
+                "the open-file limit (\(limit.rlim_cur)) is below the \(needed) that --max-connections "
+                    + "\(configuration.maximumConnections) needs; raise it (LimitNOFILE, ulimit -n)")
+        }
+    }
+
     /// Every metric for one scrape: what was recorded, and the queue (read through the
     /// pool, as the server's role, by migration 0012's counting function), the pool and
     /// the workers as they are now.
@@ -121,7 +139,8 @@ public final class SleepLedgerServer: @unchecked Sendable {
         return metrics.families(
             live: ServerMetrics.Live(
                 queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
-                requestsInFlight: http?.requestsInFlight ?? 0, workers: workers?.threadCount ?? 0,
+                requestsInFlight: http?.requestsInFlight ?? 0, openConnections: http?.openConnections ?? 0,
+                workers: workers?.threadCount ?? 0,
                 busyWorkers: workers?.busyCount ?? 0))
     }
 

@@ -19,6 +19,14 @@ enum PageRendering {
     /// The page for an address that is no page (and no API route).
     static let notFound = message(title: "Not found", message: "There is no page at this address.", status: 404)
 
+    /// The page while too many requests without an account are in progress (503 with
+    /// `Retry-After`).
+    static func busy(retryAfterSeconds: Int) -> HTTPResponse {
+        message(
+            title: "Busy", message: "SleepLedger is busy right now. Nothing was changed. Try again in a moment.",
+            status: 503, headers: [.init("Retry-After", String(retryAfterSeconds))])
+    }
+
     /// The answer to a page's form posted without its CSRF token, or with a wrong one.
     static let formExpired = message(
         title: "Form expired",

@@ -12,6 +12,12 @@ public enum RequestPlan {
     /// Stream the body into the receiver, then answer with `finish`.
     case upload(UploadReceiver, finish: (UploadReceiver) throws -> HTTPResponse)
 
+    /// Whether the answer is known from the head (the body, if any, is not read).
+    var isAnsweredFromHead: Bool {
+        if case .respond = self { return true }
+        return false
+    }
+
     /// The same plan with its answer, now or once the body arrived, passed through `change`.
     func mapAnswer(_ change: @escaping (HTTPResponse) -> HTTPResponse) -> RequestPlan {
         switch self {
