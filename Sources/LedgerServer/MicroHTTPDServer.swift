@@ -102,6 +102,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var isAbandoned = false
         /// Counted among the requests without a caller in progress.
         var countsAsAnonymous = false
+        /// The upload was cut because the spool ran short (logged and counted as 507).
+        var isCutForSpace = false
         let connection: OpaquePointer
         let watched: WatchedConnection?
         var collected: [UInt8] = []
@@ -625,8 +627,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 accepted = receiver.append(bytes)
             }
             guard accepted else {
-                // Cut at the cap: the connection closes without reading more.
+                // Cut at the cap, or short of space: the connection closes without reading
+                // more (libmicrohttpd 0.9.75 sends no answer before a body's end).
                 if receiver.isOverCap { return .NO }
+                if receiver.isOutOfSpace {
+                    state.isCutForSpace = true
+                    return .NO
+                }
                 receiver.abandon()
                 state.deferred = .error(
                     400, code: state.isMultipart ? "bad_form" : "bad_body",
@@ -784,16 +791,20 @@ final class MicroHTTPDServer: @unchecked Sendable {
         state.watched?.awaitHead(now: ConnectionWatch.now())
         let milliseconds = (ContinuousClock.now - state.started).components
         let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15
-        // A body cut for its rate gets no answer (libmicrohttpd 0.9.75 cannot send one
-        // before the body ends): logged and counted as 408.
-        let isCutSlow = !state.isAnswered && state.watched?.cut == .slowBody
+        // A body cut for its rate or for space gets no answer (libmicrohttpd 0.9.75 cannot
+        // send one before the body ends): logged and counted as 408 or 507.
+        let cut: (status: Int, reason: String)? =
+            state.isAnswered
+            ? nil
+            : state.isCutForSpace
+                ? (507, "spool short of space") : state.watched?.cut == .slowBody ? (408, "body too slow") : nil
         let status =
-            isCutSlow
-            ? "408 cut (body too slow)"
-            : isComplete ? String(state.status) : "\(state.status == 0 ? "-" : String(state.status)) aborted"
+            if let cut { "\(cut.status) cut (\(cut.reason))" } else if isComplete { String(state.status) } else {
+                "\(state.status == 0 ? "-" : String(state.status)) aborted"
+            }
         metrics?.recordRequest(
             route: state.routeTemplate, method: state.request.method,
-            status: state.isAnswered ? state.status : isCutSlow ? 408 : nil, seconds: elapsed / 1000)
+            status: state.isAnswered ? state.status : cut?.status, seconds: elapsed / 1000)
         log?(
             Self.accessLine(
                 client: state.request.clientAddress, method: state.request.method, path: state.request.path,

@@ -50,6 +50,9 @@ public final class UploadReceiver {
     /// Whether more than the cap arrived.
     public var isOverCap: Bool { file.isOverCap }
 
+    /// Whether the upload was cut because the spool ran short of space.
+    public var isOutOfSpace: Bool { file.isOutOfSpace }
+
     /// Removes the partial file (a cut or failed upload); harmless twice.
     public func abandon() { file.abandon() }
 }

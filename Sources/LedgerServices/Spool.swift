@@ -48,9 +48,13 @@ public struct Spool: Sendable {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
-    /// A new file to receive an upload of at most `maximumBytes`.
-    public func newFile(maximumBytes: Int64) throws(ServiceError) -> SpoolFile {
-        try SpoolFile(folder: folder, maximumBytes: maximumBytes)
+    /// A new file to receive an upload of at most `maximumBytes`, holding `reservation`
+    /// until it ends, and cut when `hasRoom` (asked every few MiB written) says the spool
+    /// ran short.
+    public func newFile(
+        maximumBytes: Int64, reservation: UploadsInFlight.Reservation? = nil, hasRoom: (@Sendable () -> Bool)? = nil
+    ) throws(ServiceError) -> SpoolFile {
+        try SpoolFile(folder: folder, maximumBytes: maximumBytes, reservation: reservation, hasRoom: hasRoom)
     }
 
     /// Removes the received file at `path`; `true` when it was there.

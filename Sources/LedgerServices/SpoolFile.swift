@@ -3,8 +3,9 @@ import Glibc
 import LedgerCrypto
 
 /// One upload's bytes on their way into the ``Spool``: written to a file only the
-/// server's user can read, hashed (SHA-256) on the way, never held in memory, and cut at
-/// the upload cap.
+/// server's user can read, hashed (SHA-256) on the way, never held in memory, cut at
+/// the upload cap, and cut when the spool's file system runs short while it is written
+/// (its space reserved at admission, ``UploadsInFlight``, is given back when it ends).
 public final class SpoolFile {
     /// The largest upload accepted.
     public let maximumBytes: Int64
@@ -12,21 +13,36 @@ public final class SpoolFile {
     public private(set) var receivedBytes: Int64 = 0
     /// Whether more than ``maximumBytes`` arrived (the rest was not kept).
     public private(set) var isOverCap = false
+    /// Whether the file was cut because the spool's file system ran short (no space left,
+    /// or less free than the server keeps): the upload is answered 507.
+    public private(set) var isOutOfSpace = false
+
+    /// Bytes written between two checks of the free space.
+    static let spaceCheckInterval: Int64 = 4 << 20
 
     private var isFinished = false
     private let partialPath: String
     private let finalPath: String
     private var descriptor: Int32
     private let digest = SHA256Digest()
+    private let reservation: UploadsInFlight.Reservation?
+    private let hasRoom: (@Sendable () -> Bool)?
+    private var uncheckedBytes: Int64 = 0
 
-    /// Opens a new spool file in `folder` (``Spool/newFile(maximumBytes:)``).
-    init(folder: String, maximumBytes: Int64) throws(ServiceError) {
+    /// Opens a new spool file in `folder` (``Spool/newFile(maximumBytes:reservation:hasRoom:)``).
+    init(
+        folder: String, maximumBytes: Int64, reservation: UploadsInFlight.Reservation?,
+        hasRoom: (@Sendable () -> Bool)?
+    ) throws(ServiceError) {
         self.maximumBytes = maximumBytes
+        self.reservation = reservation
+        self.hasRoom = hasRoom
         let name = UUID().uuidString.lowercased()
         partialPath = folder + "/incoming-\(name).partial"
         finalPath = folder + "/upload-\(name)"
         descriptor = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
+            reservation?.end()
             throw ServiceError(.unavailable, "cannot create a spool file in \(folder)", debugDetail: Self.lastError)
         }
         // Held while the file is written and until its job is queued: the spool's sweep
@@ -37,10 +53,11 @@ public final class SpoolFile {
 
     deinit { abandon() }
 
-    /// Writes the next bytes of the body; `false` once the upload passed the cap (the
-    /// request is then cut off and its file removed).
+    /// Writes the next bytes of the body; `false` once the upload passed the cap or the
+    /// spool ran short of space (``isOutOfSpace``), or the write failed (the request is
+    /// then cut off and its file removed).
     public func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !isOverCap, descriptor >= 0 else { return false }
+        guard !isOverCap, !isOutOfSpace, descriptor >= 0 else { return false }
         guard receivedBytes + Int64(bytes.count) <= maximumBytes else {
             isOverCap = true
             abandon()
@@ -52,12 +69,23 @@ public final class SpoolFile {
             let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
+                isOutOfSpace = errno == ENOSPC || errno == EDQUOT
                 abandon()
                 return false
             }
             offset += written
         }
         receivedBytes += Int64(bytes.count)
+        reservation?.use(Int64(bytes.count))
+        uncheckedBytes += Int64(bytes.count)
+        if uncheckedBytes >= Self.spaceCheckInterval, let hasRoom {
+            uncheckedBytes = 0
+            guard hasRoom() else {
+                isOutOfSpace = true
+                abandon()
+                return false
+            }
+        }
         return true
     }
 
@@ -84,6 +112,7 @@ public final class SpoolFile {
     /// Lets go of a finished upload's file (and its lock) once its job is queued, or the
     /// file removed; harmless twice.
     public func release() {
+        reservation?.end()
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1
@@ -92,6 +121,7 @@ public final class SpoolFile {
     /// Closes and removes the partial file (a cut or failed upload); lets go of a finished
     /// one; harmless twice.
     public func abandon() {
+        reservation?.end()
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1

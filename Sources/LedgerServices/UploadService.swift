@@ -38,14 +38,21 @@ public struct UploadService: Sendable {
     public let minimumFreeBytes: Int64
     /// Called after a job was queued (wakes the workers).
     public let onQueued: @Sendable () -> Void
+    /// The uploads being received now, counted in admissions.
+    public let inFlight = UploadsInFlight()
+    /// The free bytes of the spool's file system now (``Spool/freeBytes``; injected by tests).
+    private let freeBytes: @Sendable () -> Int64
 
-    /// Creates the service.
+    /// Creates the service; `freeBytes` tells the spool's free space (default: its file
+    /// system's).
     public init(
-        sessions: SessionPool, spool: Spool, minimumFreeBytes: Int64, onQueued: @escaping @Sendable () -> Void = {}
+        sessions: SessionPool, spool: Spool, minimumFreeBytes: Int64, onQueued: @escaping @Sendable () -> Void = {},
+        freeBytes: (@Sendable () -> Int64)? = nil
     ) {
         self.sessions = sessions
         self.spool = spool
         self.minimumFreeBytes = minimumFreeBytes
+        self.freeBytes = freeBytes ?? { spool.freeBytes }
         self.onQueued = onQueued
     }
 
@@ -53,19 +60,22 @@ public struct UploadService: Sendable {
         try ServiceError.wrapping { try sessions.withSession { try body(ImportQueue(session: $0, host: spool.host)) } }
     }
 
-    /// Admits an upload of `userID` whose head arrived: ``ServiceError/Kind/busy`` when
-    /// `limits.maximumPending` of theirs wait or run, ``ServiceError/Kind/insufficientStorage``
-    /// when the spool is short of space; else the new spool file its bytes go to.
-    public func admit(userID: Int64, limits: Limits) throws(ServiceError) -> SpoolFile {
-        let pending = try withQueue { try $0.pendingCount(userID: userID) }
-        guard pending < limits.maximumPending else {
-            throw ServiceError(
-                .busy, "\(limits.maximumPending) uploads already wait or run; try again when one is done")
+    /// Admits an upload of `userID` whose head arrived, declaring `declaredBytes` (`nil`:
+    /// a chunked body, which may reach the cap): ``ServiceError/Kind/busy`` when
+    /// `limits.maximumPending` of theirs wait, run or are being received;
+    /// ``ServiceError/Kind/insufficientStorage`` when the spool's free space minus what
+    /// uploads in flight reserved and this one's length is below ``minimumFreeBytes``; else
+    /// the new spool file its bytes go to, cut when the free space falls below
+    /// ``minimumFreeBytes`` while it is written (the database may share the file system).
+    public func admit(userID: Int64, limits: Limits, declaredBytes: Int64? = nil) throws(ServiceError) -> SpoolFile {
+        let queued = try withQueue { try $0.pendingCount(userID: userID) }
+        let reservation = try inFlight.reserve(
+            userID: userID, bytes: min(declaredBytes ?? limits.maximumBytes, limits.maximumBytes), queued: queued,
+            maximumPending: limits.maximumPending, freeBytes: freeBytes(), minimumFreeBytes: minimumFreeBytes)
+        let (freeBytes, minimumFreeBytes) = (freeBytes, minimumFreeBytes)
+        return try spool.newFile(maximumBytes: limits.maximumBytes, reservation: reservation) {
+            freeBytes() >= minimumFreeBytes
         }
-        guard spool.freeBytes >= minimumFreeBytes else {
-            throw ServiceError(.insufficientStorage, "the server is short of space; try again later")
-        }
-        return try spool.newFile(maximumBytes: limits.maximumBytes)
     }
 
     /// Queues the complete upload in `file` as `fileName`: checked by `limits.check` (its

@@ -85,6 +85,25 @@ struct ConnectionServerTests {
         #expect(first.hasPrefix("HTTP/1.1 "))
     }
 
+    @Test("an upload still being received counts towards --max-pending: the next is 429 from its head")
+    func pendingCountsUploadsInFlight() throws {
+        let server = try ServerProcess(["--max-pending", "1", "--workers", "0"])
+        let token = try ServerTests.user("anna", server)
+        var second: ServerProcess.Response?
+        _ = try server.raw(
+            Array(
+                ("POST /api/v1/imports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Type: text/csv\r\nContent-Length: 100000\r\nConnection: close\r\n\r\nsourceName").utf8),
+            timeout: 5, then: Array(",".utf8)
+        ) {
+            usleep(500_000)
+            second = try? server.curl(
+                "/api/v1/imports", ["-H", "Content-Type: text/csv", "--data-binary", "a,b\n"], token: token)
+        }
+        #expect(second?.status == 429)
+        #expect(second?.errorCode == "too_many")
+    }
+
     @Test("HSTS on every answer when the public URL is https, errors included; none over plain HTTP")
     func strictTransportSecurity() throws {
         let https = try ServerProcess(["--public-url", "https://sleep.example.org", "--workers", "0"])

@@ -21,7 +21,8 @@ enum UploadHandling {
         }
         let caller = try context.requireCaller()
         let server = context.server
-        let file = try server.uploads.admit(userID: caller.userID, limits: policy.limits)
+        let file = try server.uploads.admit(
+            userID: caller.userID, limits: policy.limits, declaredBytes: request.contentLength)
         let receiver = UploadReceiver(
             file: file, fileName: policy.fileName, contentType: request.header("content-type"))
         let base = server.baseURL(for: request)
