@@ -15,4 +15,24 @@ struct ServeOptionTests {
             #expect(captured.errorText.contains("--\(option) must be a size such as 8GiB"), "\(captured.errorText)")
         }
     }
+
+    /// The connection limits (issue 20, F1): values that cannot work are refused before
+    /// anything starts, each naming what is wrong.
+    @Test(
+        "connection limits that cannot work are usage errors (64) naming the limit",
+        arguments: [
+            (["--head-timeout", "0"], "the head timeout must be at least 1 second"),
+            (["--body-rate-window", "0"], "the body rate window must be at least 1 second"),
+            (["--max-anonymous", "0"], "the requests without an account must be at least 1"),
+            (["--db-sessions", "1"], "the database sessions must be at least 2"),
+            (["--db-sessions", "4", "--workers", "4"], "must be more than the workers"),
+            (["--request-threads", "0"], "the request threads must be at least 1"),
+            (["--min-body-rate", "fast"], "--min-body-rate must be a size"),
+            (["--hsts-max-age", "-5"], "--hsts-max-age must be a whole number"),
+        ])
+    func connectionLimits(arguments: [String], message: String) {
+        let (code, captured) = runTool(["serve"] + arguments, environment: [:])
+        #expect(code == .usage, "\(arguments)")
+        #expect(captured.errorText.contains(message), "\(captured.errorText)")
+    }
 }
