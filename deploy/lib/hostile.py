@@ -245,9 +245,9 @@ def judge_probe(result, probe, why):
         why.append(f"the server's VmHWM reached {probe['hwm_kb'] / 1024:.0f} MB (limit {RSS_LIMIT_MB} MB)")
 
 
-def slow_case(config, name, build, during=None):
+def slow_case(config, name, build, during=None, seconds=None):
     tally = collections.Counter()
-    seconds = config["case_seconds"]
+    seconds = seconds or config["case_seconds"]
     probe = Probe(config)
     extra = asyncio.run(run_attack(lambda stop_at: build(stop_at, tally), seconds, during))
     why = []
@@ -294,7 +294,8 @@ def case_slow_uploads(config):
         return await asyncio.gather(*(head_only(own[i], port, upload_head(token), 5) for i, token in enumerate(tokens)))
 
     result, why, answers = slow_case(
-        config, f"{3 * len(tokens)} slow uploads from {len(tokens)} accounts, then a 4th each", build, fourth)
+        config, f"{3 * len(tokens)} slow uploads from {len(tokens)} accounts, then a 4th each", build, fourth,
+        config.get("upload_seconds"))
     answers = collections.Counter(answers)
     result["fourth_upload"] = dict(answers)
     refused = answers.get("answered 429", 0)
