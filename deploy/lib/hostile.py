@@ -88,7 +88,7 @@ def probe_request(port, path, headers):
 def probe_main(port, token, pid):
     stop = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-    latencies, errors, rss_max = [], collections.Counter(), 0
+    latencies, errors, rss_max, hwm_max, unreadable = [], collections.Counter(), 0, 0, 0
     bearer = {"Authorization": "Bearer " + token}
     n = 0
     while not stop.is_set():
@@ -98,12 +98,17 @@ def probe_main(port, token, pid):
         if error:
             errors[error] += 1
         if pid:
-            rss_max = max(rss_max, proc_status(pid)[0])
+            rss, hwm = proc_status(pid)
+            rss_max, hwm_max = max(rss_max, rss), max(hwm_max, hwm)
+            unreadable += 0 if hwm else 1
         n += 1
         stop.wait(0.1)
-    rss, hwm = proc_status(pid) if pid else (0, 0)
-    print(json.dumps({"latencies": latencies, "errors": dict(errors), "rss_max_kb": max(rss_max, rss),
-                      "hwm_kb": hwm}))
+    if pid:
+        rss, hwm = proc_status(pid)
+        rss_max, hwm_max = max(rss_max, rss), max(hwm_max, hwm)
+        unreadable += 0 if hwm else 1
+    print(json.dumps({"latencies": latencies, "errors": dict(errors), "rss_max_kb": rss_max, "hwm_kb": hwm_max,
+                      "status_unreadable": unreadable}))
 
 
 class Probe:
@@ -241,6 +246,9 @@ def judge_probe(result, probe, why):
         why.append(f"the normal client got {errors} errors of {len(latencies)} requests ({kinds})")
     if not latencies or p99 > PROBE_P99_LIMIT:
         why.append(f"the normal client's p99 was {p99 * 1000:.0f} ms (limit {PROBE_P99_LIMIT * 1000:.0f} ms)")
+    if probe.get("status_unreadable"):
+        why.append(f"the server's /proc/PID/status could not be read {probe['status_unreadable']} times "
+                   f"(the process was gone)")
     if probe["hwm_kb"] / 1024 >= RSS_LIMIT_MB:
         why.append(f"the server's VmHWM reached {probe['hwm_kb'] / 1024:.0f} MB (limit {RSS_LIMIT_MB} MB)")
 
