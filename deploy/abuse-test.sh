@@ -148,7 +148,14 @@ start_serve() { # LOG [ARGS...]: starts a server, sets `port`
 start_serve "$work/server-full.log" --spool "$work/spool-full" --workers 0 --min-free 4194304GiB
 full_pid=$last_pid
 full_port=$port
-trap 'rc=$?; kill "$full_pid" 2>/dev/null; (exit $rc); private_cluster_exit' EXIT
+abuse_exit() {
+  local rc=$?
+  set +e   # under -e, the `(exit $rc)` that hands the status on would end the trap
+  kill "$full_pid" 2>/dev/null && wait "$full_pid" 2>/dev/null
+  (exit "$rc")
+  private_cluster_exit
+}
+trap abuse_exit EXIT
 start_serve "$work/server.log" --spool "$work/spool" "${limits[@]}"
 server_pid=$last_pid
 echo "abuse-test: server pid $server_pid on port $port (F3's server with --min-free 4PiB on $full_port)"
