@@ -112,7 +112,6 @@ printf '%s\n' $handles | xargs -P 3 -I{} bash -c 'make_person {}' > "$work/token
   { echo "abuse-test: could not make every person and token" >&2; cat "$work/tokens.txt" >&2; exit 1; }
 "$bin/sleepledger" import --user probe "$work/small.zip" >/dev/null
 "$bin/sleepledger" rollup --user probe >/dev/null
-token() { awk -v h="$1" '$1 == h { print $2 }' "$work/tokens.txt"; }
 echo "abuse-test: $(wc -l < "$work/tokens.txt") people with tokens after $(( $(date +%s) - started_at )) s"
 
 # The server, with explicit limits.
