@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole SleepLedger test suite against a throwaway PostgreSQL cluster that this
 # script starts and removes. Installs what is missing first. Usage: deploy/test.sh [swift test args]
+# After the Swift tests it runs deploy/abuse-test.sh, the hostile suite, on the debug build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,3 +47,7 @@ unset SLEEPLEDGER_HOME
 # own lines, and every test's start and end stay (a test that hangs is the one started but
 # never ended).
 swift test --skip-build "$@" 2>&1 | grep -v '^◇ Test case '
+
+# Then the hostile suite (docs/reliability.md, "The hostile suite"): attacks on a real server
+# of the debug build, on a private cluster of its own; at most 10 minutes.
+SLEEPLEDGER_BIN=.build/debug deploy/abuse-test.sh

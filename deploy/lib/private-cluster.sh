@@ -43,6 +43,7 @@ private_cluster() {
 private_cluster_exit() {
   local status=$?
   stop_server
-  "$bin/sleepledger" db stop >/dev/null 2>&1 || true
+  # `db stop` refuses to run while a database is configured: the scripts export DATABASE_URL.
+  env -u DATABASE_URL "$bin/sleepledger" db stop >/dev/null 2>&1 || true
   if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
