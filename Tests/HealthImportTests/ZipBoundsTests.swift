@@ -15,7 +15,7 @@ import Testing
 struct ZipBoundsTests {
     /// How many entries of zeros, and how large each is inflated.
     static let zeroEntries = 4
-    static let zeroEntryBytes = 64 << 20
+    static let zeroEntryBytes = 32 << 20
 
     /// Writes the hostile zip: the export and `zeroEntries` entries of zeros, the zeros
     /// first or last. Returns its path.
@@ -68,7 +68,7 @@ struct ZipBoundsTests {
         #expect(outcome.samples.count == 1)
         #expect(outcome.report.entryName == "apple_health_export/export.xml")
         // The export and, at most, the first 16 KiB of each entry of zeros looked at to
-        // recognise the export: never the 256 MiB of zeros.
+        // recognise the export: never the 128 MiB of zeros.
         let bound = Int64(healthXML(sleepRecord()).utf8.count + Self.zeroEntries * ZipExportExtractor.recognitionBytes)
         #expect(outcome.report.inflatedBytes > 0)
         #expect(outcome.report.inflatedBytes <= bound)
@@ -100,6 +100,23 @@ struct ZipBoundsTests {
         }
         #expect(file == "-")
         #expect(refusal.hasPrefix(reason), "\(refusal)")
+    }
+
+    /// Without its central directory (the last KiB cut off) a file is read with the
+    /// streamable reader, as a stream is, and counts its skipped entries the same way.
+    @Test(
+        "on disk without a central directory, skipped entries of zeros count as on a stream", arguments: [true, false])
+    func truncatedFileCountsSkippedEntries(zerosFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.hostileZip(in: directory, zerosFirst: zerosFirst)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let truncated = try directory.write("truncated.zip", bytes: [UInt8](bytes.dropLast(1024)))
+        guard case .badFile(truncated, nil, let reason) = badFileReason(.path(truncated)) else {
+            Issue.record("not refused as a bad file")
+            return
+        }
+        #expect(reason.hasPrefix("the zip inflates more than 1000:1"), "\(reason)")
     }
 
     @Test("a zip without bounds trouble on a stream reads as on disk, its inflated bytes counted")
