@@ -42,6 +42,22 @@ public enum ExportZipWriter {
         }
     }
 
+    /// Writes a zip to `path` holding the given deflated entries in order, each streamed
+    /// with a data descriptor, its bytes written by its `body` (hostile shapes for tests:
+    /// large entries of zeros beside a small export, say).
+    public static func write(
+        entries: [(name: String, body: (ByteSink) throws -> Void)], toPath path: String
+    ) throws {
+        try withZip(toPath: path) { archive, check in
+            for (name, body) in entries {
+                try writeEntry(archive, name: name, size: nil, check: check) { sink in
+                    try body(sink)
+                    try sink.flush()
+                }
+            }
+        }
+    }
+
     /// Opens a deflating zip writer on `path`, lets `fill` write the entries (with `check`,
     /// which turns a libarchive status below `ARCHIVE_WARN` into a ``WriteError``), and
     /// closes it.

@@ -138,12 +138,17 @@ public struct HealthImportReader: Sendable {
         let queue = ChunkQueue(capacity: options.queuedChunks)
         let producerDone = DispatchSemaphore(value: 0)
         let options = self.options
+        let budget = CPUBudget(limitSeconds: options.maximumCPUSeconds, fileName: input.name)
+        let consumerClock = ThreadCPUClock(budget)
+        let inflated = ByteCounter()
         let producer = Thread {
+            let clock = ThreadCPUClock(budget)
             let failure: ImportError?
             if kind == .zip {
-                failure = ZipExportExtractor.run(input: input, options: options, queue: queue)
+                failure = ZipExportExtractor.run(
+                    input: input, options: options, queue: queue, clock: clock, inflated: inflated)
             } else {
-                failure = Self.copyChunks(from: input, chunkBytes: options.chunkBytes, queue: queue)
+                failure = Self.copyChunks(from: input, chunkBytes: options.chunkBytes, queue: queue, clock: clock)
             }
             queue.finish(failure: failure)
             producerDone.signal()
@@ -152,8 +157,8 @@ public struct HealthImportReader: Sendable {
         producer.start()
         do {
             try consume(
-                queue: queue, input: input, decision: decision, session: session, onProgress: onProgress,
-                isCheckOnly: isCheckOnly)
+                queue: queue, input: input, decision: decision, session: session, clock: consumerClock,
+                onProgress: onProgress, isCheckOnly: isCheckOnly)
         } catch {
             // The reading thread may be waiting for a stalled stream: end that wait now
             // instead of after the idle timeout.
@@ -166,6 +171,7 @@ public struct HealthImportReader: Sendable {
         session.finishWarnings()
         session.report.diagnostics.sort { ($0.file, $0.line) < ($1.file, $1.line) }
         session.report.inputBytes = input.bytesRead
+        session.report.inflatedBytes = inflated.count
         session.report.sha256 = input.finishDigest()
         onProgress(progress(input: input, report: session.report))
         return session.report
@@ -174,7 +180,7 @@ public struct HealthImportReader: Sendable {
     /// The scanning side: turns the queued bytes into samples.
     private func consume(
         queue: ChunkQueue, input: RawInput, decision: InputSniffer.Decision, session: ReadSession,
-        onProgress: (ImportProgress) -> Void, isCheckOnly: Bool
+        clock: ThreadCPUClock, onProgress: (ImportProgress) -> Void, isCheckOnly: Bool
     ) throws {
         var textReader: (any TextSampleReader)?
         if case .csv(let header) = decision {
@@ -201,6 +207,8 @@ public struct HealthImportReader: Sendable {
                 try textReader?.finish()
                 textReader = nil
             }
+            // Scanning, and whatever the sample callback did (the database's share).
+            try clock.checkpoint()
         }
         try textReader?.finish()
     }
@@ -212,11 +220,12 @@ public struct HealthImportReader: Sendable {
     }
 
     /// The reading side for XML and CSV: raw chunks as they are.
-    private static func copyChunks(from input: RawInput, chunkBytes: Int, queue: ChunkQueue)
+    private static func copyChunks(from input: RawInput, chunkBytes: Int, queue: ChunkQueue, clock: ThreadCPUClock)
         -> ImportError?
     {
         do {
             while true {
+                try clock.checkpoint()
                 var count = 0
                 let chunk = try [UInt8](unsafeUninitializedCapacity: chunkBytes) {
                     (buffer, initialized) in

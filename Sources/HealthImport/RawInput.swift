@@ -10,6 +10,11 @@ import Synchronization
 /// read: when no byte arrives for the idle timeout the read fails, so an input that stops
 /// sending cannot hold an import (and its transaction and lock) open forever. The wait
 /// is cut into short slices so that ``cancel()`` ends it within a fraction of a second.
+///
+/// A regular file can also be read at any offset (``read(at:into:)``, for libarchive's
+/// seekable zip reader): the digest still covers every byte once, in order, because it
+/// only grows by the bytes that extend what was hashed, and ``hashThrough(_:)`` and
+/// ``drain()`` hash what was jumped over.
 final class RawInput: @unchecked Sendable {
     /// The input's name for messages: the path, or `-` for standard input.
     let name: String
@@ -20,6 +25,9 @@ final class RawInput: @unchecked Sendable {
     let isStream: Bool
     /// How long a read of a stream waits for its next byte before it fails.
     let idleTimeoutSeconds: Double
+    /// The descriptor's offset when it was wrapped, where offset 0 of ``read(at:into:)``
+    /// lies; `nil` unless the input is a regular file, which alone can be read at an offset.
+    let startOffset: Int64?
     private let fileDescriptor: Int32
     private let ownsDescriptor: Bool
     private let digest = SHA256Digest()
@@ -42,9 +50,12 @@ final class RawInput: @unchecked Sendable {
             let type = status.st_mode & S_IFMT
             totalBytes = type == S_IFREG ? Int64(status.st_size) : nil
             isStream = type != S_IFREG && type != S_IFBLK
+            let offset = lseek(fileDescriptor, 0, SEEK_CUR)
+            startOffset = type == S_IFREG && offset >= 0 ? Int64(offset) : nil
         } else {
             totalBytes = nil
             isStream = true
+            startOffset = nil
         }
     }
 
@@ -122,12 +133,63 @@ final class RawInput: @unchecked Sendable {
         return try readFromDescriptor(into: buffer)
     }
 
-    /// Reads and hashes whatever is left, so the digest covers the whole input.
-    func drain() throws {
+    /// Reads and hashes whatever is left, so the digest covers the whole input. After
+    /// ``read(at:into:)``, hashes the file from the end of the hashed prefix to its end.
+    func drain(isPositioned: Bool = false) throws {
+        if isPositioned, let positionedBytes {
+            return try hashThrough(positionedBytes)
+        }
         var block = [UInt8](repeating: 0, count: 1 << 20)
         while try block.withUnsafeMutableBytes({ (buffer) throws -> Int in
             try read(into: buffer)
         }) > 0 {}
+    }
+
+    /// The bytes ``read(at:into:)`` can reach: from ``startOffset`` to the end of the
+    /// file; `nil` when the input cannot be read at an offset.
+    var positionedBytes: Int64? {
+        guard let startOffset, let totalBytes else { return nil }
+        return max(totalBytes - startOffset, 0)
+    }
+
+    /// Fills `buffer` with the bytes at `offset` (counted from ``startOffset``) with
+    /// `pread(2)`, leaving the sequential position alone; returns 0 at the end of the file.
+    /// Only for a regular file (``positionedBytes`` not `nil`), and only once ``sniff(atLeast:)``
+    /// is done with: bytes that extend the hashed prefix are hashed and counted, others wait
+    /// for ``hashThrough(_:)`` or ``drain()``.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let got = try preadFully(at: offset, into: buffer)
+        let hashed = bytesRead
+        if offset <= hashed, offset + Int64(got) > hashed, let base = buffer.baseAddress {
+            let skip = Int(hashed - offset)
+            digest.update(UnsafeRawBufferPointer(start: base + skip, count: got - skip))
+            bytesReadCounter.add(Int64(got - skip), ordering: .relaxed)
+        }
+        return got
+    }
+
+    /// Hashes (and counts) the bytes from the end of the hashed prefix up to `offset`,
+    /// reading them with `pread(2)`: what a seeking reader jumped over.
+    func hashThrough(_ offset: Int64) throws {
+        guard positionedBytes != nil else { return }
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while bytesRead < offset {
+            let wanted = Int(min(Int64(block.count), offset - bytesRead))
+            let got = try block.withUnsafeMutableBytes { buffer in
+                try read(at: bytesRead, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
+            }
+            if got == 0 { return }
+        }
+    }
+
+    private func preadFully(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let startOffset, let base = buffer.baseAddress, buffer.count > 0, offset >= 0 else { return 0 }
+        while true {
+            let got = pread(fileDescriptor, base, buffer.count, off_t(startOffset + offset))
+            if got >= 0 { return got }
+            if errno == EINTR { continue }
+            throw ImportError.io(file: name, reason: String(cString: strerror(errno)))
+        }
     }
 
     /// The SHA-256 of all bytes read, lowercase hex. Call once, after the input ended.

@@ -12,6 +12,10 @@ public struct ReadReport: Sendable, Hashable {
     public var entryName: String?
     /// Raw input bytes read (the whole input, compressed bytes for a zip).
     public var inputBytes: Int64
+    /// Bytes inflated from the zip's entries, every entry counted: the Health entry, the
+    /// first bytes of others read to recognise it, and skipped entries a stream had to
+    /// inflate (``ReaderOptions/maximumInflatedBytes``); 0 for an input that is not a zip.
+    public var inflatedBytes: Int64
     /// SHA-256 of the raw input bytes, lowercase hex (64 characters).
     public var sha256: String
     /// XML `Record` elements at top level (records nested in a `Correlation` are repeats
@@ -48,6 +52,7 @@ public struct ReadReport: Sendable, Hashable {
         self.inputName = inputName
         self.entryName = nil
         self.inputBytes = 0
+        self.inflatedBytes = 0
         self.sha256 = ""
         self.recordsSeen = 0
         self.sleepRecords = 0

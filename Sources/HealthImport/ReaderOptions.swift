@@ -3,9 +3,18 @@ public struct ReaderOptions: Sendable, Hashable {
     /// The largest inflated size accepted for one zip entry, in bytes.
     /// Default 16 GiB (the largest real exports seen are a few GiB).
     public var maximumEntryBytes: Int64
-    /// The largest accepted ratio of inflated to compressed bytes of the Health entry,
-    /// checked while streaming. Default 1000 (real exports compress about 15:1; deflate
-    /// cannot exceed about 1032:1, so only degenerate data such as a zip bomb passes it).
+    /// The most bytes inflated from one zip, over all its entries: the Health entry, the
+    /// first 16 KiB of every other entry (read to recognise the export) and, on a stream
+    /// (standard input, a pipe), the entries skipped, which a stream can only skip by
+    /// inflating them. Past it the zip is refused. Default 32 GiB: twice
+    /// ``maximumEntryBytes``, so an export at that cap fits beside an `export_cda.xml` of
+    /// the same size read from a pipe. A file on disk skips entries without inflating them.
+    public var maximumInflatedBytes: Int64
+    /// The largest accepted ratio of inflated to compressed bytes, checked while reading:
+    /// of the Health entry, and of the whole zip (every byte inflated from any entry,
+    /// against the compressed bytes reached so far). Default 1000 (real exports compress
+    /// about 15:1; deflate cannot exceed about 1032:1, so only degenerate data such as a
+    /// zip bomb passes it).
     public var maximumCompressionRatio: Double
     /// The ratio check starts once this many bytes were inflated, so a tiny entry whose
     /// headers dominate is never refused. Default 1 MiB.
@@ -53,10 +62,19 @@ public struct ReaderOptions: Sendable, Hashable {
     /// 0.01 and 10⁹. A regular file never waits, so the limit does not apply to it. The limit is
     /// on each wait, not on the whole read: a slow input that keeps sending is never cut off.
     public var idleTimeoutSeconds: Double
+    /// The most CPU time a read may use, in seconds, summed over its threads (the one that
+    /// reads and inflates, and the calling one that scans and receives the samples), each
+    /// measured with `CLOCK_THREAD_CPUTIME_ID` at checkpoints (every block read or
+    /// inflated, every chunk scanned): time spent waiting does not count. Past it the read
+    /// fails with ``ImportError/badFile(file:line:reason:)`` saying so. Default `nil`, no
+    /// limit (the command line's import); the server's and `sleepledger worker`'s jobs
+    /// pass `--job-cpu` (default 10 minutes). Kept between 0 and 10⁹.
+    public var maximumCPUSeconds: Double?
 
     /// Creates options; every parameter defaults to the documented default.
     public init(
         maximumEntryBytes: Int64 = 16 << 30,
+        maximumInflatedBytes: Int64 = 32 << 30,
         maximumCompressionRatio: Double = 1000,
         compressionRatioGraceBytes: Int64 = 1 << 20,
         maximumTagBytes: Int = 16 << 20,
@@ -68,9 +86,11 @@ public struct ReaderOptions: Sendable, Hashable {
         queuedChunks: Int = 8,
         progressIntervalBytes: Int64 = 64 << 20,
         maximumDiagnostics: Int = 1_000,
-        idleTimeoutSeconds: Double = 300
+        idleTimeoutSeconds: Double = 300,
+        maximumCPUSeconds: Double? = nil
     ) {
         self.maximumEntryBytes = maximumEntryBytes
+        self.maximumInflatedBytes = maximumInflatedBytes
         self.maximumCompressionRatio = maximumCompressionRatio
         self.compressionRatioGraceBytes = compressionRatioGraceBytes
         self.maximumTagBytes = maximumTagBytes
@@ -83,6 +103,7 @@ public struct ReaderOptions: Sendable, Hashable {
         self.progressIntervalBytes = progressIntervalBytes
         self.maximumDiagnostics = max(maximumDiagnostics, 0)
         self.idleTimeoutSeconds = idleTimeoutSeconds.isNaN ? 300 : min(max(idleTimeoutSeconds, 0.01), 1e9)
+        self.maximumCPUSeconds = maximumCPUSeconds.map { $0.isNaN ? 0 : min(max($0, 0), 1e9) }
     }
 
     /// The defaults.

@@ -55,6 +55,7 @@ enum ServeCommand {
           --sign-in-lockout SECONDS How long refused sign-ins stay refused (default 900)
           --password-hashes N       Password hashes (sign-ins) computed at once, 64 MiB
                                     each (default 2)
+        \(JobCPUOption.usageLines)
 
         These options can also come from the environment: SLEEPLEDGER_LISTEN,
         SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL,
@@ -67,7 +68,7 @@ enum ServeCommand {
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
         "sign-in-limits", "sign-in-lockout", "password-hashes", "head-timeout", "min-body-rate", "body-rate-window",
-        "max-anonymous", "db-sessions", "request-threads", "hsts-max-age",
+        "max-anonymous", "db-sessions", "request-threads", "hsts-max-age", JobCPUOption.name,
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -75,6 +76,7 @@ enum ServeCommand {
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("serve takes no arguments", help: usage) }
         let configuration = try serverConfiguration(arguments, environment: environment)
+        let reader = try JobCPUOption.readerOptions(arguments, usage: usage)
         // A thread per connection (and the import workers): two malloc arenas.
         MallocArenas.limit(environment)
         let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
@@ -82,7 +84,7 @@ enum ServeCommand {
         let server = SleepLedgerServer(
             configuration: configuration, database: database,
             serverURL: environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            importOptions: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
+            importOptions: ImportService.Options(reader: reader, lockWaitSeconds: settings.importLockWaitSeconds),
             version: SleepLedgerVersion.current, log: { line in console.note(Self.stamp() + " " + line) })
         let port = try server.start()
         if let host = configuration.metricsHost, let metricsPort = server.metricsPort {

@@ -6,12 +6,15 @@ import LedgerServices
 /// host), until SIGTERM or SIGINT, or with `--once` until the queue is empty.
 enum WorkerCommand {
     static let usage = """
-        Usage: sleepledger worker [--shared-spool] [--workers N] [--once]
+        Usage: sleepledger worker [--shared-spool] [--workers N] [--job-cpu DURATION] [--once]
 
           --shared-spool   The servers' spool folder is shared by several hosts (mounted
                            at the same path on each): import any host's jobs, not only
                            those spooled on this host
           --workers N      Import threads (default 1)
+          --job-cpu DURATION
+                           Fail an import job whose threads use more CPU time than
+                           this (default 10m; such as 90s, 10m, 1h, or seconds)
           --once           Import what is queued now, then exit
 
         Connects as the sleepledger_server role, like the server (see `sleepledger serve
@@ -20,9 +23,10 @@ enum WorkerCommand {
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
         let arguments = try Arguments(
-            words, options: ["workers"], flags: ["shared-spool", "once"], usage: usage)
+            words, options: ["workers", JobCPUOption.name], flags: ["shared-spool", "once"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard arguments.positionals.isEmpty else { throw CLIError.usage("worker takes no arguments", help: usage) }
+        let reader = try JobCPUOption.readerOptions(arguments, usage: usage)
         let settings = try Configuration(environment: environment, isTerminal: console.isTerminal)
         // One worker thread per core by default: two malloc arenas.
         MallocArenas.limit(environment)
@@ -36,7 +40,7 @@ enum WorkerCommand {
         defer { pool.close() }
         let workers = ImportWorkers(
             count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),
-            options: ImportService.Options(lockWaitSeconds: settings.importLockWaitSeconds),
+            options: ImportService.Options(reader: reader, lockWaitSeconds: settings.importLockWaitSeconds),
             database: database, sessions: pool, log: { line in console.note(ServeCommand.stamp() + " " + line) })
         if arguments.has("once") {
             let done = workers.drain()

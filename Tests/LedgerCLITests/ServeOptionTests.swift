@@ -35,4 +35,17 @@ struct ServeOptionTests {
         #expect(code == .usage, "\(arguments)")
         #expect(captured.errorText.contains(message), "\(captured.errorText)")
     }
+
+    /// `--job-cpu` (issue 20, F2) takes a duration above zero; anything else is a usage
+    /// error naming the option, before anything starts.
+    @Test(
+        "a --job-cpu that is no duration above zero is a usage error (64), for serve and worker",
+        arguments: ["0", "10x", "m", "1e3", "nan", "inf", "2000000000"])
+    func jobCPU(text: String) {
+        for command in ["serve", "worker"] {
+            let (code, captured) = runTool([command, "--job-cpu", text], environment: [:])
+            #expect(code == .usage, "\(command) --job-cpu \(text)")
+            #expect(captured.errorText.contains("--job-cpu must be a duration above zero"), "\(captured.errorText)")
+        }
+    }
 }

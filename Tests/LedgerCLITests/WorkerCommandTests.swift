@@ -47,4 +47,28 @@ struct WorkerQueueTests {
         #expect(try ServerFailureTests.count("SELECT count(*) FROM summaries", server) == 6, "one summary per horizon")
         #expect(server.spoolFiles.isEmpty)
     }
+
+    /// Issue 20, F2: `--job-cpu` bounds the CPU time of a job's import threads; a real
+    /// export's job past it fails with the reason stored on the job. A microsecond is spent
+    /// by the first block read: counted on the threads' clocks, not timed.
+    @Test("worker --once --job-cpu fails a job whose import threads use more CPU time, saying so on the job")
+    func jobCPU() throws {
+        let server = try ServerProcess(["--workers", "0"])
+        let token = try ServerTests.user("anna", server)
+        let zip = try ServerTests.export(nights: 10, seed: 6)
+        defer { try? FileManager.default.removeItem(at: zip) }
+        let upload = try server.curl(
+            "/api/v1/imports", ["-H", "Content-Type: application/zip", "--data-binary", "@" + zip.path], token: token)
+        #expect(upload.status == 202, "\(upload.body)")
+
+        let (code, captured) = runTool(["worker", "--once", "--job-cpu", "0.000001"], environment: server.environment)
+        #expect(code == .success, "\(captured.errorText)")
+        #expect(
+            try ServerFailureTests.count(
+                "SELECT count(*) FROM import_jobs WHERE state = 'failed' "
+                    + "AND error LIKE '%reading it used more than 1e-06 s of CPU time, the limit for one import; stopped'",
+                server) == 1)
+        #expect(try ServerFailureTests.count("SELECT count(*) FROM sleep_samples", server) == 0)
+        #expect(server.spoolFiles.isEmpty)
+    }
 }

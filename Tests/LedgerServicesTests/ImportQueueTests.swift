@@ -1,4 +1,5 @@
 import Foundation
+import HealthImport
 import LedgerServices
 import LedgerStore
 import LedgerTestSupport
@@ -38,6 +39,39 @@ struct ImportQueueTests {
             """, [.int64(job.id)]
         ).first?.bool(0)
         #expect(later == true)
+    }
+
+    /// Issue 20, F2: a job's import threads get a CPU budget (`--job-cpu`); past it the job
+    /// fails with a reason saying so, as other failures do. A microsecond is spent by the
+    /// first block read or chunk scanned: counted on the threads' clocks, not timed.
+    @Test("a job whose import threads use more CPU time than the budget fails with that reason, recorded")
+    func cpuBudget() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let csv =
+            "sourceName,startDate,endDate,value\n"
+            + "W,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
+        let path = try fixture.write("upload.csv", csv)
+        let queue = ImportQueue(session: session, host: "here")
+        _ = try queue.enqueue(
+            .init(
+                fileName: "upload.csv", contentType: "text/csv", sizeBytes: Int64(csv.utf8.count),
+                sha256: String(repeating: "b", count: 64), spoolPath: path),
+            userID: annaID, maximumPending: 3)
+        let options = ImportService.Options(reader: ReaderOptions(maximumCPUSeconds: 0.000_001))
+        let job = try #require(try queue.runNext(anyHost: false, options: options))
+        #expect(job.state == .failed)
+        #expect(
+            job.error == "upload.csv: reading it used more than 1e-06 s of CPU time, the limit for one import; stopped")
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let recorded = try connection.execute(
+            "SELECT count(*) FROM imports WHERE status = 'failed' AND error LIKE '%of CPU time, the limit%'"
+        ).first?.int64(0)
+        #expect(recorded == 1)
     }
 
     @Test(
