@@ -60,23 +60,32 @@ public struct ImportQueue {
 
     /// Queues `upload` for user `userID`, unless the same bytes came before; refuses
     /// (``ServiceError/Kind/busy``) when the user already has `maximumPending` uploads
-    /// waiting or running.
+    /// waiting or running. Of uploads of the same bytes queued at once, one makes a job and
+    /// the others answer with it (``LedgerStore/ImportJobStore/enqueue(userID:fileName:contentType:sizeBytes:sha256:spoolHost:spoolPath:)``
+    /// refuses the second job while the first waits or runs).
     public func enqueue(_ upload: Upload, userID: Int64, maximumPending: Int) throws(ServiceError) -> Queued {
         try ServiceError.wrapping {
             try session.asUser(userID) {
-                if let earlier = try store.sameUpload(userID: userID, sha256: upload.sha256) {
-                    return .sameAsEarlier(earlier)
-                }
-                guard try store.pendingCount(userID: userID) < maximumPending else {
-                    throw ServiceError(
-                        .busy, "\(maximumPending) uploads already wait or run for this user; try again when one is done"
-                    )
-                }
-                return .queued(
-                    try store.enqueue(
+                // A refused insert means a job of the same bytes committed meanwhile: the
+                // next look finds it, unless it was cancelled or failed since (then try again).
+                for _ in 0..<3 {
+                    if let earlier = try store.sameUpload(userID: userID, sha256: upload.sha256) {
+                        return .sameAsEarlier(earlier)
+                    }
+                    guard try store.pendingCount(userID: userID) < maximumPending else {
+                        throw ServiceError(
+                            .busy,
+                            "\(maximumPending) uploads already wait or run for this user; try again when one is done")
+                    }
+                    if let job = try store.enqueue(
                         userID: userID, fileName: upload.fileName, contentType: upload.contentType,
                         sizeBytes: upload.sizeBytes, sha256: upload.sha256, spoolHost: host,
-                        spoolPath: upload.spoolPath))
+                        spoolPath: upload.spoolPath)
+                    {
+                        return .queued(job)
+                    }
+                }
+                throw ServiceError(.busy, "the same file is being queued and ended at once; try again")
             }
         }
     }

@@ -96,21 +96,38 @@ public struct ImportJobStore {
         LEFT JOIN imports i ON i.user_id = j.user_id AND i.id = j.import_id
         """
 
-    /// Queues an upload and returns its job.
+    /// The partial unique index that lets a person have one queued or running job per
+    /// SHA-256 (migration 0015).
+    public static let pendingSHA256Index = "import_jobs_pending_sha256"
+
+    /// Queues an upload and returns its job; `nil` when the user already has a queued or
+    /// running job of the same bytes (``pendingSHA256Index`` refused the insert, which waits
+    /// for a simultaneous insert of the same bytes to commit or roll back), and then nothing
+    /// changed. Runs in a savepoint when called inside a transaction, so the refusal leaves
+    /// that transaction usable.
     public func enqueue(
         userID: Int64, fileName: String, contentType: String?, sizeBytes: Int64, sha256: String, spoolHost: String,
         spoolPath: String
-    ) throws -> Job {
-        let id = try connection.execute(
-            """
-            INSERT INTO import_jobs (user_id, file_name, content_type, size_bytes, sha256, spool_host, spool_path)
-            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-            """,
-            [
-                .int64(userID), .text(fileName), contentType.map { .text($0) }, .int64(sizeBytes), .text(sha256),
-                .text(spoolHost), .text(spoolPath),
-            ], name: "jobs.enqueue"
-        ).single("jobs.enqueue").int64(0)
+    ) throws -> Job? {
+        let id: Int64?
+        do {
+            id = try connection.transaction { connection in
+                try connection.execute(
+                    """
+                    INSERT INTO import_jobs (user_id, file_name, content_type, size_bytes, sha256, spool_host, spool_path)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+                    """,
+                    [
+                        .int64(userID), .text(fileName), contentType.map { .text($0) }, .int64(sizeBytes),
+                        .text(sha256), .text(spoolHost), .text(spoolPath),
+                    ], name: "jobs.enqueue"
+                ).single("jobs.enqueue").int64(0)
+            }
+        } catch let error as PostgresError
+            where error.kind == .alreadyExists && error.constraint == Self.pendingSHA256Index
+        {
+            return nil
+        }
         guard let id, let job = try job(userID: userID, id: id) else {
             throw StoreError(.decodingFailed, "the queued job was not read back", statement: "jobs.enqueue")
         }

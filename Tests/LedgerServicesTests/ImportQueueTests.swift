@@ -40,6 +40,55 @@ struct ImportQueueTests {
         #expect(later == true)
     }
 
+    @Test("uploads of one file queued at once make one job: the others answer with it (issue 20, F9)")
+    func simultaneousUploadsOfOneFile() async throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let count = 4
+        let database = fixture.database
+        let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: fixture.conninfo)
+        let paths = try (0..<count).map { try fixture.write("upload-\($0)", "the same bytes") }
+        // Every upload looks for an earlier job of its bytes and finds none before any
+        // inserts: this lock lets them look but holds their inserts until all of them wait.
+        let blocker = try Connection(conninfo: fixture.conninfo)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN")
+        try blocker.execute("LOCK TABLE import_jobs IN SHARE MODE")
+        async let outcomes = onThreads(count) { index in
+            let session = try database.openAsServer(serverURL: serverURL)
+            defer { session.close() }
+            return try ImportQueue(session: session, host: "here").enqueue(
+                .init(
+                    fileName: "upload-\(index).csv", contentType: "text/csv", sizeBytes: 14,
+                    sha256: String(repeating: "f", count: 64), spoolPath: paths[index]),
+                userID: annaID, maximumPending: count)
+        }
+        // Watched from a connection of its own: a transaction sees one snapshot of pg_stat_activity.
+        let observer = try Connection(conninfo: fixture.conninfo)
+        defer { observer.close() }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        var waiting: Int64 = 0
+        while waiting < count, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            waiting =
+                try observer.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                ).single().int64(0) ?? 0
+        }
+        #expect(waiting == Int64(count), "every upload waits to insert its job")
+        try blocker.execute("COMMIT")
+        let results = try await outcomes
+        let queued = results.compactMap { if case .queued(let job) = $0 { job } else { nil } }
+        let earlier = results.compactMap { if case .sameAsEarlier(let job) = $0 { job } else { nil } }
+        #expect(queued.count == 1)
+        #expect(earlier.count == count - 1 && earlier.allSatisfy { $0.id == queued.first?.id })
+        let jobs = try observer.execute("SELECT count(*) FROM import_jobs WHERE user_id = $1", [.int64(annaID)])
+        #expect(try jobs.single().int64(0) == 1)
+    }
+
     @Test(
         "the sweep removes partial uploads whose writer is gone at any age, never a file still held, and received uploads no job needs once old"
     )
