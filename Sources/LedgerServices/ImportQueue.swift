@@ -95,12 +95,14 @@ public struct ImportQueue {
         try ServiceError.wrapping { try session.asUser(userID) { try store.pendingCount(userID: userID) } }
     }
 
-    /// The user's job `id`.
-    public func job(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
+    /// The user's job of import number `number` (what the API calls the import's id); an
+    /// internal id or a number the user has not reached is ``ServiceError/Kind/notFound``.
+    public func job(_ number: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
         guard
-            let job = try ServiceError.wrapping({ try session.asUser(userID) { try store.job(userID: userID, id: id) } }
-            )
-        else { throw ServiceError(.notFound, "no import with id \(id)") }
+            let job = try ServiceError.wrapping({
+                try session.asUser(userID) { try store.job(userID: userID, number: number) }
+            })
+        else { throw ServiceError(.notFound, "no import with id \(number)") }
         return job
     }
 
@@ -109,21 +111,22 @@ public struct ImportQueue {
         try ServiceError.wrapping { try session.asUser(userID) { try store.jobs(userID: userID, limit: limit) } }
     }
 
-    /// Cancels the user's job `id` while it waits; ``ServiceError/Kind/conflict`` once it
-    /// runs or ended. Removes its spooled file when it is on this host.
-    public func cancel(_ id: Int64, userID: Int64) throws(ServiceError) {
+    /// Cancels the user's job of import number `number` while it waits;
+    /// ``ServiceError/Kind/conflict`` once it runs or ended. Removes its spooled file when
+    /// it is on this host.
+    public func cancel(_ number: Int64, userID: Int64) throws(ServiceError) {
         let outcome = try ServiceError.wrapping {
             try session.asUser(userID) { () -> (ImportJobStore.Cancellation, ImportJobStore.Job?) in
-                (try store.cancel(userID: userID, id: id), try store.job(userID: userID, id: id))
+                (try store.cancel(userID: userID, number: number), try store.job(userID: userID, number: number))
             }
         }
         switch outcome.0 {
         case .cancelled:
             if let job = outcome.1 { Spool.removeFile(of: job, onHost: host) }
         case .tooLate(let state):
-            throw ServiceError(.conflict, "import \(id) is \(state.rawValue) and can no longer be cancelled")
+            throw ServiceError(.conflict, "import \(number) is \(state.rawValue) and can no longer be cancelled")
         case .notFound:
-            throw ServiceError(.notFound, "no import with id \(id)")
+            throw ServiceError(.notFound, "no import with id \(number)")
         }
     }
 
@@ -226,6 +229,9 @@ public struct ImportQueue {
                 }
                 defer { close(descriptor) }
                 do {
+                    // The job has the person's import number; its imports row takes none.
+                    var options = options
+                    options.isQueuedUpload = true
                     let result = try ImportService(session: session).importInput(
                         .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
                     try store.finish(

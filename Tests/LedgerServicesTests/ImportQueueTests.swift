@@ -3,6 +3,7 @@ import LedgerServices
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
+import Synchronization
 import Testing
 
 /// The queue's workers on the server's role.
@@ -41,7 +42,7 @@ struct ImportQueueTests {
     }
 
     @Test("uploads of one file queued at once make one job: the others answer with it (issue 20, F9)")
-    func simultaneousUploadsOfOneFile() async throws {
+    func simultaneousUploadsOfOneFile() throws {
         let (fixture, session, annaID) = try AccountServiceTests.setUp()
         defer {
             session.close()
@@ -57,22 +58,32 @@ struct ImportQueueTests {
         defer { blocker.close() }
         try blocker.execute("BEGIN")
         try blocker.execute("LOCK TABLE import_jobs IN SHARE MODE")
-        async let outcomes = onThreads(count) { index in
-            let session = try database.openAsServer(serverURL: serverURL)
-            defer { session.close() }
-            return try ImportQueue(session: session, host: "here").enqueue(
-                .init(
-                    fileName: "upload-\(index).csv", contentType: "text/csv", sizeBytes: 14,
-                    sha256: String(repeating: "f", count: 64), spoolPath: paths[index]),
-                userID: annaID, maximumPending: count)
+        // Threads of their own, started at once (a task on the cooperative pool may start
+        // only after the other tests' blocking calls let it).
+        let results = Mutex<[Result<ImportQueue.Queued, any Error>]>([])
+        let ended = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            Thread.detachNewThread {
+                let result = Result { () throws -> ImportQueue.Queued in
+                    let session = try database.openAsServer(serverURL: serverURL)
+                    defer { session.close() }
+                    return try ImportQueue(session: session, host: "here").enqueue(
+                        .init(
+                            fileName: "upload-\(index).csv", contentType: "text/csv", sizeBytes: 14,
+                            sha256: String(repeating: "f", count: 64), spoolPath: paths[index]),
+                        userID: annaID, maximumPending: count)
+                }
+                results.withLock { $0.append(result) }
+                ended.signal()
+            }
         }
         // Watched from a connection of its own: a transaction sees one snapshot of pg_stat_activity.
         let observer = try Connection(conninfo: fixture.conninfo)
         defer { observer.close() }
-        let deadline = Date(timeIntervalSinceNow: 60)
+        let deadline = Date(timeIntervalSinceNow: 120)
         var waiting: Int64 = 0
         while waiting < count, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
             waiting =
                 try observer.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
@@ -80,9 +91,10 @@ struct ImportQueueTests {
         }
         #expect(waiting == Int64(count), "every upload waits to insert its job")
         try blocker.execute("COMMIT")
-        let results = try await outcomes
-        let queued = results.compactMap { if case .queued(let job) = $0 { job } else { nil } }
-        let earlier = results.compactMap { if case .sameAsEarlier(let job) = $0 { job } else { nil } }
+        for _ in 0..<count { ended.wait() }
+        let outcomes = try results.withLock { $0 }.map { try $0.get() }
+        let queued = outcomes.compactMap { if case .queued(let job) = $0 { job } else { nil } }
+        let earlier = outcomes.compactMap { if case .sameAsEarlier(let job) = $0 { job } else { nil } }
         #expect(queued.count == 1)
         #expect(earlier.count == count - 1 && earlier.allSatisfy { $0.id == queued.first?.id })
         let jobs = try observer.execute("SELECT count(*) FROM import_jobs WHERE user_id = $1", [.int64(annaID)])
