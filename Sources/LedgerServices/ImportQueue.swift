@@ -41,6 +41,19 @@ public struct ImportQueue {
         case sameAsEarlier(ImportJobStore.Job)
     }
 
+    /// The most Unicode scalars of a file name a job keeps: `import_jobs.file_name`'s check
+    /// counts code points (`char_length`), not the characters Swift counts.
+    public static let maximumFileNameScalars = 255
+
+    /// `name` as a job stores it: its first ``maximumFileNameScalars`` Unicode scalars (a
+    /// longer name is cut, never refused), or `upload` when it is empty.
+    public static func storedFileName(_ name: String) -> String {
+        let scalars = name.unicodeScalars
+        guard scalars.count > maximumFileNameScalars || name.isEmpty else { return name }
+        let cut = String(String.UnicodeScalarView(scalars.prefix(maximumFileNameScalars)))
+        return cut.isEmpty ? "upload" : cut
+    }
+
     /// How often a job is started before it is failed instead of started again.
     public static let maximumAttempts = 3
 
@@ -78,7 +91,7 @@ public struct ImportQueue {
                             "\(maximumPending) uploads already wait or run for this user; try again when one is done")
                     }
                     if let job = try store.enqueue(
-                        userID: userID, fileName: upload.fileName, contentType: upload.contentType,
+                        userID: userID, fileName: Self.storedFileName(upload.fileName), contentType: upload.contentType,
                         sizeBytes: upload.sizeBytes, sha256: upload.sha256, spoolHost: host,
                         spoolPath: upload.spoolPath)
                     {

@@ -261,6 +261,24 @@ struct ServerTests {
     }
 
     @Test(
+        "a form's file name of at most 255 characters but more Unicode scalars is cut to 255 scalars, not refused after the body (issue 20, F10)"
+    )
+    func longFileNameIsCut() throws {
+        let server = try ServerProcess(["--workers", "0"])
+        let token = try Self.user("anna", server)
+        let zip = try Self.export(nights: 3, seed: 5)
+        defer { try? FileManager.default.removeItem(at: zip) }
+        // 200 characters of two scalars each: "e" and a combining acute accent.
+        let name = String(repeating: "e\u{301}", count: 200)
+        #expect(name.count == 200 && name.unicodeScalars.count == 400)
+        let upload = try server.curl(
+            "/api/v1/imports", ["-F", "file=@\(zip.path);filename=\(name);type=application/zip"], token: token)
+        #expect(upload.status == 202, "\(upload.body)")
+        let stored = try #require(upload.importObject["file_name"] as? String)
+        #expect(stored.unicodeScalars.count == 255 && name.unicodeScalars.starts(with: stored.unicodeScalars))
+    }
+
+    @Test(
         "two users never see each other's imports: another's id answers 404 like a missing one, and each has import 1"
     )
     func isolation() throws {

@@ -102,6 +102,46 @@ struct ImportQueueTests {
     }
 
     @Test(
+        "a job keeps at most 255 Unicode scalars of a file name: more are cut, whatever characters they make",
+        arguments: [
+            ("export.zip", "export.zip"),
+            ("", "upload"),
+            (String(repeating: "a", count: 255), String(repeating: "a", count: 255)),
+            (String(repeating: "a", count: 256), String(repeating: "a", count: 255)),
+            // 200 characters, 400 scalars: the 128th character keeps its "e", loses its accent.
+            (String(repeating: "e\u{301}", count: 200), String(repeating: "e\u{301}", count: 127) + "e"),
+            // Flags are two scalars each; 130 of them are 260.
+            (
+                String(repeating: "\u{1F1E9}\u{1F1EA}", count: 130),
+                String(repeating: "\u{1F1E9}\u{1F1EA}", count: 127) + "\u{1F1E9}"
+            ),
+        ])
+    func storedFileName(name: String, stored: String) {
+        #expect(ImportQueue.storedFileName(name).unicodeScalars.elementsEqual(stored.unicodeScalars))
+        #expect(stored.unicodeScalars.count <= 255)
+    }
+
+    @Test("a name of more than 255 Unicode scalars is stored cut, not refused by the column's check (issue 20, F10)")
+    func longFileNameQueued() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let path = try fixture.write("upload", "bytes")
+        let queued = try ImportQueue(session: session, host: "here").enqueue(
+            .init(
+                fileName: String(repeating: "e\u{301}", count: 200), contentType: nil, sizeBytes: 5,
+                sha256: String(repeating: "b", count: 64), spoolPath: path),
+            userID: annaID, maximumPending: 3)
+        guard case .queued(let job) = queued else {
+            Issue.record("not queued: \(queued)")
+            return
+        }
+        #expect(job.fileName.unicodeScalars.count == 255)
+    }
+
+    @Test(
         "the sweep removes partial uploads whose writer is gone at any age, never a file still held, and received uploads no job needs once old"
     )
     func sweep() throws {
