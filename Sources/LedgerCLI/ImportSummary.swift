@@ -22,6 +22,8 @@ struct ImportSummary: Encodable {
     var sha256: String
     var dryRun: Bool
     var importID: Int64?
+    /// The person's import number (what the pages show); `nil` on a dry run.
+    var number: Int64?
     var recordsSeen: Int
     var sleepRecordsRead: Int
     var accepted: Int
@@ -47,6 +49,7 @@ struct ImportSummary: Encodable {
         case sha256
         case dryRun = "dry_run"
         case importID = "import_id"
+        case number
         case recordsSeen = "records_seen"
         case sleepRecordsRead = "sleep_records_read"
         case accepted
@@ -74,6 +77,7 @@ struct ImportSummary: Encodable {
         sha256 = report.sha256
         self.dryRun = dryRun
         importID = outcome?.importID
+        number = outcome?.number
         recordsSeen = report.recordsSeen
         sleepRecordsRead = report.accepted + report.rejected
         accepted = report.accepted

@@ -37,9 +37,12 @@ public struct ImportHistory {
                 let jobs = ImportJobStore(connection: session.connection)
                 let made = try jobs.jobsByImport(userID: userID)
                 let uploads = try jobs.jobs(userID: userID, limit: limit).map(ImportView.init)
+                // The records of uploads' imports (a done one its job names; a failed one
+                // without a number) are shown as their uploads.
                 let commands = try AdminQueries(connection: session.connection).imports(userID: userID)
-                    .filter { made[$0.id] == nil }.prefix(limit).map { ImportView($0) }
-                return (uploads + commands).sorted { $0.createdAt > $1.createdAt }.prefix(limit).map { $0 }
+                    .filter { made[$0.id] == nil && $0.number != nil }.prefix(limit).map { ImportView($0) }
+                return (uploads + commands).sorted { ($0.createdAt, $0.number ?? 0) > ($1.createdAt, $1.number ?? 0) }
+                    .prefix(limit).map { $0 }
             }
         }
     }

@@ -6,11 +6,10 @@ public import LedgerStore
 public struct ImportView: Sendable, Hashable {
     /// How the import came.
     public enum Origin: Sendable, Hashable {
-        /// An upload to the server (or a Health Auto Export push): its job's id, the number
-        /// the API calls the import's id.
-        case upload(id: Int64)
-        /// `sleepledger import` on the server's host: the `imports` row's id.
-        case command(importID: Int64)
+        /// An upload to the server (or a Health Auto Export push), queued as a job.
+        case upload
+        /// `sleepledger import` on the server's host.
+        case command
     }
 
     /// Where an import is: queued, running, done, failed or cancelled (a command-line
@@ -29,8 +28,13 @@ public struct ImportView: Sendable, Hashable {
         public var rejected: Int64
     }
 
-    /// How the import came, with its number.
+    /// How the import came.
     public var origin: Origin
+    /// The person's import number (1, 2, 3, ... per person, uploads and command-line imports
+    /// together), which the API and the pages call the import's id: an upload's job's, or a
+    /// command-line import's record's. `nil` only in the admin tool's list, for the record of
+    /// a queued upload's failed import (its job, which shows it, names only a done import).
+    public var number: Int64?
     /// The `imports` row its import made (`nil` until an upload's import ran).
     public var importID: Int64?
     /// What the importer found the file to be (`zip`, `xml`, `csv`, `unknown`), when the
@@ -63,7 +67,8 @@ public struct ImportView: Sendable, Hashable {
 
     /// An upload's view: its job and the `imports` row its import made.
     public init(_ job: ImportJobStore.Job) {
-        origin = .upload(id: job.id)
+        origin = .upload
+        number = job.number
         importID = job.importID
         kind = nil
         state = job.state
@@ -83,9 +88,10 @@ public struct ImportView: Sendable, Hashable {
     }
 
     /// The view of an `imports` row (`running`, `succeeded` or `failed`): a command-line
-    /// import's, or the import the upload `jobID` made.
-    public init(_ record: AdminImportRecord, madeByJob jobID: Int64? = nil) {
-        origin = jobID.map { .upload(id: $0) } ?? .command(importID: record.id)
+    /// import's, or the import the upload of import number `jobNumber` made.
+    public init(_ record: AdminImportRecord, madeByJob jobNumber: Int64? = nil) {
+        origin = jobNumber != nil || record.number == nil ? .upload : .command
+        number = jobNumber ?? record.number
         importID = record.id
         kind = record.kind
         state = record.status == "succeeded" ? .done : record.status == "running" ? .running : .failed

@@ -12,6 +12,7 @@ struct ImportDocument: Encodable {
         var rejected: Int64
     }
 
+    /// The person's import number (1, 2, 3, ... per person), never the internal id.
     var id: Int64
     var state: String
     var fileName: String
@@ -36,10 +37,11 @@ struct ImportDocument: Encodable {
         case finishedAt = "finished_at"
     }
 
-    /// The document of an upload's view (an import without a job has no id the API knows).
+    /// The document of an upload's view; its `id` is the person's import number (an import
+    /// made with `sleepledger import` is not the API's).
     init?(_ view: ImportView) {
-        guard case .upload(let id) = view.origin else { return nil }
-        self.id = id
+        guard view.origin == .upload, let number = view.number else { return nil }
+        id = number
         state = view.state.rawValue
         fileName = view.fileName
         contentType = view.contentType

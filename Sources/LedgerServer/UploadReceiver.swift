@@ -24,9 +24,12 @@ public final class UploadReceiver {
         self.contentType = contentType
     }
 
-    /// Takes the name and content type of a form's file part.
+    /// Takes the name and content type of a form's file part; the name cut to what a job
+    /// stores (``LedgerServices/ImportQueue/storedFileName(_:)``: 255 Unicode scalars, not
+    /// characters, which may hold several each), so a long name never fails the upload after
+    /// its whole body arrived.
     public func rename(fileName: String, contentType: String?) {
-        self.fileName = String(fileName.prefix(255)).isEmpty ? "upload" : String(fileName.prefix(255))
+        self.fileName = ImportQueue.storedFileName(fileName)
         self.contentType = contentType
     }
 

@@ -41,6 +41,19 @@ public struct ImportQueue {
         case sameAsEarlier(ImportJobStore.Job)
     }
 
+    /// The most Unicode scalars of a file name a job keeps: `import_jobs.file_name`'s check
+    /// counts code points (`char_length`), not the characters Swift counts.
+    public static let maximumFileNameScalars = 255
+
+    /// `name` as a job stores it: its first ``maximumFileNameScalars`` Unicode scalars (a
+    /// longer name is cut, never refused), or `upload` when it is empty.
+    public static func storedFileName(_ name: String) -> String {
+        let scalars = name.unicodeScalars
+        guard scalars.count > maximumFileNameScalars || name.isEmpty else { return name }
+        let cut = String(String.UnicodeScalarView(scalars.prefix(maximumFileNameScalars)))
+        return cut.isEmpty ? "upload" : cut
+    }
+
     /// How often a job is started before it is failed instead of started again.
     public static let maximumAttempts = 3
 
@@ -60,23 +73,32 @@ public struct ImportQueue {
 
     /// Queues `upload` for user `userID`, unless the same bytes came before; refuses
     /// (``ServiceError/Kind/busy``) when the user already has `maximumPending` uploads
-    /// waiting or running.
+    /// waiting or running. Of uploads of the same bytes queued at once, one makes a job and
+    /// the others answer with it (``LedgerStore/ImportJobStore/enqueue(userID:fileName:contentType:sizeBytes:sha256:spoolHost:spoolPath:)``
+    /// refuses the second job while the first waits or runs).
     public func enqueue(_ upload: Upload, userID: Int64, maximumPending: Int) throws(ServiceError) -> Queued {
         try ServiceError.wrapping {
             try session.asUser(userID) {
-                if let earlier = try store.sameUpload(userID: userID, sha256: upload.sha256) {
-                    return .sameAsEarlier(earlier)
-                }
-                guard try store.pendingCount(userID: userID) < maximumPending else {
-                    throw ServiceError(
-                        .busy, "\(maximumPending) uploads already wait or run for this user; try again when one is done"
-                    )
-                }
-                return .queued(
-                    try store.enqueue(
-                        userID: userID, fileName: upload.fileName, contentType: upload.contentType,
+                // A refused insert means a job of the same bytes committed meanwhile: the
+                // next look finds it, unless it was cancelled or failed since (then try again).
+                for _ in 0..<3 {
+                    if let earlier = try store.sameUpload(userID: userID, sha256: upload.sha256) {
+                        return .sameAsEarlier(earlier)
+                    }
+                    guard try store.pendingCount(userID: userID) < maximumPending else {
+                        throw ServiceError(
+                            .busy,
+                            "\(maximumPending) uploads already wait or run for this user; try again when one is done")
+                    }
+                    if let job = try store.enqueue(
+                        userID: userID, fileName: Self.storedFileName(upload.fileName), contentType: upload.contentType,
                         sizeBytes: upload.sizeBytes, sha256: upload.sha256, spoolHost: host,
-                        spoolPath: upload.spoolPath))
+                        spoolPath: upload.spoolPath)
+                    {
+                        return .queued(job)
+                    }
+                }
+                throw ServiceError(.busy, "the same file is being queued and ended at once; try again")
             }
         }
     }
@@ -86,12 +108,14 @@ public struct ImportQueue {
         try ServiceError.wrapping { try session.asUser(userID) { try store.pendingCount(userID: userID) } }
     }
 
-    /// The user's job `id`.
-    public func job(_ id: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
+    /// The user's job of import number `number` (what the API calls the import's id); an
+    /// internal id or a number the user has not reached is ``ServiceError/Kind/notFound``.
+    public func job(_ number: Int64, userID: Int64) throws(ServiceError) -> ImportJobStore.Job {
         guard
-            let job = try ServiceError.wrapping({ try session.asUser(userID) { try store.job(userID: userID, id: id) } }
-            )
-        else { throw ServiceError(.notFound, "no import with id \(id)") }
+            let job = try ServiceError.wrapping({
+                try session.asUser(userID) { try store.job(userID: userID, number: number) }
+            })
+        else { throw ServiceError(.notFound, "no import with id \(number)") }
         return job
     }
 
@@ -100,21 +124,22 @@ public struct ImportQueue {
         try ServiceError.wrapping { try session.asUser(userID) { try store.jobs(userID: userID, limit: limit) } }
     }
 
-    /// Cancels the user's job `id` while it waits; ``ServiceError/Kind/conflict`` once it
-    /// runs or ended. Removes its spooled file when it is on this host.
-    public func cancel(_ id: Int64, userID: Int64) throws(ServiceError) {
+    /// Cancels the user's job of import number `number` while it waits;
+    /// ``ServiceError/Kind/conflict`` once it runs or ended. Removes its spooled file when
+    /// it is on this host.
+    public func cancel(_ number: Int64, userID: Int64) throws(ServiceError) {
         let outcome = try ServiceError.wrapping {
             try session.asUser(userID) { () -> (ImportJobStore.Cancellation, ImportJobStore.Job?) in
-                (try store.cancel(userID: userID, id: id), try store.job(userID: userID, id: id))
+                (try store.cancel(userID: userID, number: number), try store.job(userID: userID, number: number))
             }
         }
         switch outcome.0 {
         case .cancelled:
             if let job = outcome.1 { Spool.removeFile(of: job, onHost: host) }
         case .tooLate(let state):
-            throw ServiceError(.conflict, "import \(id) is \(state.rawValue) and can no longer be cancelled")
+            throw ServiceError(.conflict, "import \(number) is \(state.rawValue) and can no longer be cancelled")
         case .notFound:
-            throw ServiceError(.notFound, "no import with id \(id)")
+            throw ServiceError(.notFound, "no import with id \(number)")
         }
     }
 
@@ -217,6 +242,9 @@ public struct ImportQueue {
                 }
                 defer { close(descriptor) }
                 do {
+                    // The job has the person's import number; its imports row takes none.
+                    var options = options
+                    options.isQueuedUpload = true
                     let result = try ImportService(session: session).importInput(
                         .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
                     try store.finish(

@@ -25,16 +25,21 @@ public struct ImportService {
         /// removal) holds the user's import lock, before giving up with ``ServiceError/Kind/busy``.
         /// Default 60 (``LedgerStore/SampleLoader/defaultLockWaitSeconds``).
         public var lockWaitSeconds: Double
+        /// Whether the input is a queued upload that a worker imports: its job has the
+        /// person's import number, so the import's record takes none. Default `false`: an
+        /// import made with `sleepledger import` takes the person's next number.
+        public var isQueuedUpload: Bool
 
         /// Creates options; by default a normal import with the reader's default limits.
         public init(
             isDryRun: Bool = false, isStrict: Bool = false, reader: ReaderOptions = .standard,
-            lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds
+            lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds, isQueuedUpload: Bool = false
         ) {
             self.isDryRun = isDryRun
             self.isStrict = isStrict
             self.reader = reader
             self.lockWaitSeconds = lockWaitSeconds
+            self.isQueuedUpload = isQueuedUpload
         }
     }
 
@@ -87,7 +92,8 @@ public struct ImportService {
         }
         let connection = session.connection
         let loader = SampleLoader(connection: connection, lockWaitSeconds: options.lockWaitSeconds)
-        let start = ImportAudit(fileName: name, isFromStandardInput: source == .standardInput)
+        var start = ImportAudit(fileName: name, isFromStandardInput: source == .standardInput)
+        start.takesNumber = !options.isQueuedUpload
         var lastReport: ReadReport?
         do {
             let outcome = try loader.load(

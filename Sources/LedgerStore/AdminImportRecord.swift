@@ -25,12 +25,15 @@ public struct AdminImportRecord: Sendable, Hashable {
     public let samplesRejected: Int64
     /// The diagnostics as stored: a JSON array.
     public let diagnosticsJSON: String
+    /// The person's import number of an import made with `sleepledger import`; `nil` for a
+    /// queued upload's import, whose job has the number.
+    public let number: Int64?
 
     /// Creates a record; ``AdminQueries/imports(userID:)`` is the normal source.
     public init(
         id: Int64, fileName: String, sizeBytes: Int64, kind: String, status: String, startedAt: Int64,
         finishedAt: Int64?, samplesRead: Int64, samplesInserted: Int64, samplesDuplicate: Int64,
-        samplesRejected: Int64, diagnosticsJSON: String
+        samplesRejected: Int64, diagnosticsJSON: String, number: Int64? = nil
     ) {
         self.id = id
         self.fileName = fileName
@@ -44,5 +47,6 @@ public struct AdminImportRecord: Sendable, Hashable {
         self.samplesDuplicate = samplesDuplicate
         self.samplesRejected = samplesRejected
         self.diagnosticsJSON = diagnosticsJSON
+        self.number = number
     }
 }

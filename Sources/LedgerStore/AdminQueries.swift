@@ -91,7 +91,7 @@ public struct AdminQueries {
         let result = try connection.execute(
             """
             SELECT id, file_name, coalesce(size_bytes, 0), coalesce(kind, 'unknown'), status, started_at, finished_at, samples_read,
-                   samples_inserted, samples_duplicate, samples_rejected, diagnostics::text
+                   samples_inserted, samples_duplicate, samples_rejected, diagnostics::text, number
             FROM imports WHERE user_id = $1 ORDER BY started_at DESC, id DESC
             """, [.int64(userID)], name: "admin.imports")
         return try result.rows.map { row in
@@ -103,7 +103,8 @@ public struct AdminQueries {
             return AdminImportRecord(
                 id: id, fileName: file, sizeBytes: size, kind: kind, status: status, startedAt: started,
                 finishedAt: try row.epochSeconds(6), samplesRead: read, samplesInserted: inserted,
-                samplesDuplicate: duplicate, samplesRejected: rejected, diagnosticsJSON: diagnostics)
+                samplesDuplicate: duplicate, samplesRejected: rejected, diagnosticsJSON: diagnostics,
+                number: try row.int64(12))
         }
     }
 }

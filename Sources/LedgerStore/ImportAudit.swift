@@ -38,6 +38,10 @@ public struct ImportAudit: Sendable, Hashable {
     public var diagnosticsNotKept: Int
     /// Wall-clock seconds of the run so far.
     public var durationSeconds: Double
+    /// Whether the run's record takes the person's next import number (``ImportNumbers``,
+    /// `imports.number`): an import made with `sleepledger import` does; a queued upload's
+    /// import does not, its job has the number. Default `true`.
+    public var takesNumber: Bool
 
     /// Creates an audit with nothing known but the input's name; every count starts at 0.
     public init(fileName: String, isFromStandardInput: Bool) {
@@ -58,6 +62,7 @@ public struct ImportAudit: Sendable, Hashable {
         diagnosticsJSON = "[]"
         diagnosticsNotKept = 0
         durationSeconds = 0
+        takesNumber = true
     }
 
     /// The stage counts as a JSON object with SleepStage raw values as keys, in stage order.

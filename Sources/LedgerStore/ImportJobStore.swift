@@ -19,10 +19,13 @@ public struct ImportJobStore {
 
     /// One job, with the counts of the import it produced.
     public struct Job: Sendable, Hashable {
-        /// The job's id, which the API calls the import's id.
+        /// The job's id: internal, one sequence for everybody (the workers', the logs').
         public var id: Int64
         /// The owner.
         public var userID: Int64
+        /// The owner's import number (``ImportNumbers``), which the API and the pages call
+        /// the import's id.
+        public var number: Int64
         /// Where it is.
         public var state: State
         /// The name the upload gave.
@@ -91,26 +94,46 @@ public struct ImportJobStore {
     private static let selectSQL = """
         SELECT j.id, j.user_id, j.state, j.file_name, j.content_type, j.size_bytes, j.sha256, j.spool_host,
                j.spool_path, j.created_at, j.started_at, j.finished_at, j.attempts, j.error, j.import_id,
-               i.samples_read, i.samples_inserted, i.samples_duplicate, i.samples_rejected, i.diagnostics::text
+               i.samples_read, i.samples_inserted, i.samples_duplicate, i.samples_rejected, i.diagnostics::text,
+               j.number
         FROM import_jobs j
         LEFT JOIN imports i ON i.user_id = j.user_id AND i.id = j.import_id
         """
 
-    /// Queues an upload and returns its job.
+    /// The partial unique index that lets a person have one queued or running job per
+    /// SHA-256 (migration 0015).
+    public static let pendingSHA256Index = "import_jobs_pending_sha256"
+
+    /// Queues an upload with the user's next import number and returns its job; `nil` when the user already has a queued or
+    /// running job of the same bytes (``pendingSHA256Index`` refused the insert, which waits
+    /// for a simultaneous insert of the same bytes to commit or roll back), and then nothing
+    /// changed. Runs in a savepoint when called inside a transaction, so the refusal leaves
+    /// that transaction usable.
     public func enqueue(
         userID: Int64, fileName: String, contentType: String?, sizeBytes: Int64, sha256: String, spoolHost: String,
         spoolPath: String
-    ) throws -> Job {
-        let id = try connection.execute(
-            """
-            INSERT INTO import_jobs (user_id, file_name, content_type, size_bytes, sha256, spool_host, spool_path)
-            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-            """,
-            [
-                .int64(userID), .text(fileName), contentType.map { .text($0) }, .int64(sizeBytes), .text(sha256),
-                .text(spoolHost), .text(spoolPath),
-            ], name: "jobs.enqueue"
-        ).single("jobs.enqueue").int64(0)
+    ) throws -> Job? {
+        let id: Int64?
+        do {
+            id = try connection.transaction { connection in
+                try connection.execute(
+                    """
+                    WITH \(ImportNumbers.nextNumber)
+                    INSERT INTO import_jobs (
+                        user_id, number, file_name, content_type, size_bytes, sha256, spool_host, spool_path)
+                    VALUES ($1, (SELECT last_number FROM counter), $2, $3, $4, $5, $6, $7) RETURNING id
+                    """,
+                    [
+                        .int64(userID), .text(fileName), contentType.map { .text($0) }, .int64(sizeBytes),
+                        .text(sha256), .text(spoolHost), .text(spoolPath),
+                    ], name: "jobs.enqueue"
+                ).single("jobs.enqueue").int64(0)
+            }
+        } catch let error as PostgresError
+            where error.kind == .alreadyExists && error.constraint == Self.pendingSHA256Index
+        {
+            return nil
+        }
         guard let id, let job = try job(userID: userID, id: id) else {
             throw StoreError(.decodingFailed, "the queued job was not read back", statement: "jobs.enqueue")
         }
@@ -124,6 +147,14 @@ public struct ImportJobStore {
         ).first.map(Self.job(from:))
     }
 
+    /// The user's job of import number `number`, or `nil`.
+    public func job(userID: Int64, number: Int64) throws -> Job? {
+        try connection.execute(
+            Self.selectSQL + " WHERE j.user_id = $1 AND j.number = $2", [.int64(userID), .int64(number)],
+            name: "jobs.readNumber"
+        ).first.map(Self.job(from:))
+    }
+
     /// The user's jobs, newest first, at most `limit`.
     public func jobs(userID: Int64, limit: Int) throws -> [Job] {
         try connection.execute(
@@ -132,10 +163,11 @@ public struct ImportJobStore {
         ).rows.map(Self.job(from:))
     }
 
-    /// The imports the user's jobs made: each `imports` row's id with the job that made it.
+    /// The imports the user's jobs made: each `imports` row's id with the import number of
+    /// the job that made it.
     public func jobsByImport(userID: Int64) throws -> [Int64: Int64] {
         let result = try connection.execute(
-            "SELECT import_id, id FROM import_jobs WHERE user_id = $1 AND import_id IS NOT NULL", [.int64(userID)],
+            "SELECT import_id, number FROM import_jobs WHERE user_id = $1 AND import_id IS NOT NULL", [.int64(userID)],
             name: "jobs.byImport")
         var jobs: [Int64: Int64] = [:]
         for row in result.rows {
@@ -162,15 +194,15 @@ public struct ImportJobStore {
         ).first.map(Self.job(from:))
     }
 
-    /// Cancels the user's job `id` if it still waits.
-    public func cancel(userID: Int64, id: Int64) throws -> Cancellation {
+    /// Cancels the user's job of import number `number` if it still waits.
+    public func cancel(userID: Int64, number: Int64) throws -> Cancellation {
         let result = try connection.execute(
             """
             UPDATE import_jobs SET state = 'cancelled', finished_at = now()
-            WHERE user_id = $1 AND id = $2 AND state = 'queued'
-            """, [.int64(userID), .int64(id)], name: "jobs.cancel")
+            WHERE user_id = $1 AND number = $2 AND state = 'queued'
+            """, [.int64(userID), .int64(number)], name: "jobs.cancel")
         if result.affectedRows > 0 { return .cancelled }
-        guard let job = try job(userID: userID, id: id) else { return .notFound }
+        guard let job = try job(userID: userID, number: number) else { return .notFound }
         return .tooLate(job.state)
     }
 
@@ -258,10 +290,11 @@ public struct ImportJobStore {
         guard let id = try row.int64(0), let userID = try row.int64(1),
             let state = try row.string(2).flatMap(State.init(rawValue:)), let fileName = try row.string(3),
             let size = try row.int64(5), let sha256 = try row.string(6), let host = try row.string(7),
-            let path = try row.string(8), let createdAt = try row.epochSeconds(9), let attempts = try row.int(12)
+            let path = try row.string(8), let createdAt = try row.epochSeconds(9), let attempts = try row.int(12),
+            let number = try row.int64(20)
         else { throw StoreError(.decodingFailed, "an import_jobs row has a NULL column", statement: "jobs.read") }
         return Job(
-            id: id, userID: userID, state: state, fileName: fileName, contentType: try row.string(4),
+            id: id, userID: userID, number: number, state: state, fileName: fileName, contentType: try row.string(4),
             sizeBytes: size, sha256: sha256, spoolHost: host, spoolPath: path, createdAt: createdAt,
             startedAt: try row.epochSeconds(10), finishedAt: try row.epochSeconds(11), attempts: attempts,
             error: try row.string(13), importID: try row.int64(14), samplesRead: try row.int64(15),

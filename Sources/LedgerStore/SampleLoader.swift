@@ -18,7 +18,10 @@ import SleepCore
 ///    so the server's inserting overlaps the reading;
 /// 5. lower `rollup_state.dirty_from` to the earliest wake day among the inserted samples
 ///    minus one day of margin (`LookBack.firstChangedWakeDay(earliestSampleWakeDay:)`);
-/// 6. set the `imports` row to `succeeded` with every count; `COMMIT`.
+/// 6. give the `imports` row the person's next import number (unless it is a queued
+///    upload's: ``ImportAudit/takesNumber``), only now so that the person's counter row is
+///    locked for a moment, not for the whole import; set it to `succeeded` with every
+///    count; `COMMIT`.
 ///
 /// When anything throws, the transaction is rolled back; the caller then records the
 /// failure with ``recordFailure(userID:audit:error:)`` in a transaction of its own.
@@ -116,6 +119,7 @@ public struct SampleLoader {
             let duplicates = audit.samplesAccepted - inserted
             audit.durationSeconds = Self.seconds(clock.now - began)
             try update(userID: userID, importID: importID, audit: audit)
+            let number = start.takesNumber ? try takeNumber(userID: userID, importID: importID) : nil
             try connection.execute(
                 """
                 UPDATE imports SET status = 'succeeded', finished_at = greatest(clock_timestamp(), started_at),
@@ -124,8 +128,20 @@ public struct SampleLoader {
                 """,
                 [.int64(userID), .int64(importID), .int(inserted), .int(duplicates), dirtyFrom.map { .date($0) }],
                 name: "imports.succeed")
-            return ImportOutcome(importID: importID, inserted: inserted, duplicates: duplicates, dirtyFrom: dirtyFrom)
+            return ImportOutcome(
+                importID: importID, number: number, inserted: inserted, duplicates: duplicates, dirtyFrom: dirtyFrom)
         }
+    }
+
+    /// Gives the run's `imports` row the person's next import number and returns it.
+    private func takeNumber(userID: Int64, importID: Int64) throws -> Int64 {
+        let number = try connection.execute(
+            "WITH \(ImportNumbers.nextNumber) UPDATE imports SET number = (SELECT last_number FROM counter) "
+                + "WHERE user_id = $1 AND id = $2 RETURNING number",
+            [.int64(userID), .int64(importID)], name: "imports.takeNumber"
+        ).single("imports.takeNumber").int64(0)
+        guard let number else { throw StoreError(.decodingFailed, "no import number", statement: "imports.takeNumber") }
+        return number
     }
 
     private func update(userID: Int64, importID: Int64, audit: ImportAudit) throws {
@@ -166,6 +182,7 @@ public struct SampleLoader {
             var counts = audit
             counts.samplesAccepted = min(audit.samplesAccepted, max(0, audit.samplesRead - audit.samplesRejected))
             try update(userID: userID, importID: importID, audit: counts)
+            if audit.takesNumber { _ = try takeNumber(userID: userID, importID: importID) }
             return importID
         }
     }

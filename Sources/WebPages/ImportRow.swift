@@ -35,8 +35,8 @@ public struct ImportRow: Sendable, Hashable {
         }
     }
 
-    /// The import's number: an upload's (the API's id), or, for an import made with
-    /// `sleepledger import`, its record's.
+    /// The person's import number (1, 2, 3, ... per person, uploads and imports made with
+    /// `sleepledger import` in one numbering): the API's id of an upload.
     public var id: Int64
     /// Whether it was made with `sleepledger import` rather than uploaded.
     public var isCommandLine: Bool

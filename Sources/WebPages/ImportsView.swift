@@ -39,10 +39,10 @@ public enum ImportsView {
 
     static func row(_ item: ImportRow, diagnosticsShown: Int) -> HTML {
         var html: HTML = """
-            <li class="card import state-\(item.state.rawValue)" id="\(item.isCommandLine ? "command-" : "")import-\(item.id)">
+            <li class="card import state-\(item.state.rawValue)" id="import-\(item.id)">
             <h2><span class="file-name">\(item.fileName)</span> \
             <span class="badge state">\(stateName(item.state))</span></h2>
-            <p class="meta">\(item.isCommandLine ? "Imported with sleepledger import" : "Import \(item.id)") · \
+            <p class="meta">Import \(item.id)\(item.isCommandLine ? ", made with sleepledger import" : "") · \
             \(WebFormat.bytes(item.sizeBytes)) · \(item.isCommandLine ? "started" : "uploaded") \
             \(ReportFormat.utcTime(item.createdAt))\(item.finishedAt.map { " · ended \(ReportFormat.utcTime($0))" } ?? "")</p>
 

@@ -326,8 +326,13 @@ struct AccountServerTests {
         let anna = try Self.user("anna", server, zone: "Pacific/Auckland")
         let ben = try Self.user("ben", server)
         let benIngest = try Self.user("ben", server, scope: "ingest")
+        // Each person's imports are numbered from 1: Anna's second is one Ben's number cannot
+        // reach (he has an import 1 of his own).
+        try Self.upload(
+            ["-H", "Content-Type: text/csv", "--data-binary", Self.csv(nights: 2, offset: 43_200)], token: anna, server)
         let annaImport = try Self.upload(
             ["-H", "Content-Type: text/csv", "--data-binary", Self.csv(nights: 12)], token: anna, server)
+        #expect(annaImport["id"] as? Int == 2)
         try Self.upload(
             ["-H", "Content-Type: text/csv", "--data-binary", Self.csv(nights: 4, offset: 15)], token: ben, server)
         let phone = try server.curl(

@@ -260,7 +260,27 @@ struct ServerTests {
         #expect(proxied.logText.contains("198.51.100.2 \"GET /healthz\" 200"))
     }
 
-    @Test("two users never see each other's imports: another's id answers 404 like a missing one")
+    @Test(
+        "a form's file name of at most 255 characters but more Unicode scalars is cut to 255 scalars, not refused after the body (issue 20, F10)"
+    )
+    func longFileNameIsCut() throws {
+        let server = try ServerProcess(["--workers", "0"])
+        let token = try Self.user("anna", server)
+        let zip = try Self.export(nights: 3, seed: 5)
+        defer { try? FileManager.default.removeItem(at: zip) }
+        // 200 characters of two scalars each: "e" and a combining acute accent.
+        let name = String(repeating: "e\u{301}", count: 200)
+        #expect(name.count == 200 && name.unicodeScalars.count == 400)
+        let upload = try server.curl(
+            "/api/v1/imports", ["-F", "file=@\(zip.path);filename=\(name);type=application/zip"], token: token)
+        #expect(upload.status == 202, "\(upload.body)")
+        let stored = try #require(upload.importObject["file_name"] as? String)
+        #expect(stored.unicodeScalars.count == 255 && name.unicodeScalars.starts(with: stored.unicodeScalars))
+    }
+
+    @Test(
+        "two users never see each other's imports: another's id answers 404 like a missing one, and each has import 1"
+    )
     func isolation() throws {
         let server = try ServerProcess(["--workers", "0"])
         let anna = try Self.user("anna", server)
@@ -277,6 +297,23 @@ struct ServerTests {
         #expect(try server.curl("/api/v1/imports/\(id)", ["-X", "DELETE"], token: ben).status == 404)
         #expect((try server.curl("/api/v1/imports", token: ben).json["imports"] as? [Any])?.isEmpty == true)
         #expect(try server.curl("/api/v1/imports/\(id)", token: anna).status == 200)
+        // Each person's imports are numbered from 1 (issue 20, F13): Ben's first upload is his
+        // import 1 too, and that number shows each of them their own.
+        let bens = try server.curl(
+            "/api/v1/imports",
+            [
+                "-H", "Content-Type: text/csv", "--data-binary",
+                csv.replacingOccurrences(of: "2024-01-0", with: "2024-02-0"),
+            ],
+            token: ben)
+        #expect(bens.status == 202 && id == 1 && bens.importObject["id"] as? Int == 1)
+        #expect(bens.headers["location"]?.hasSuffix("/api/v1/imports/1") == true)
+        let annasSHA = try server.curl("/api/v1/imports/1", token: anna).importObject["sha256"] as? String
+        let bensSHA = try server.curl("/api/v1/imports/1", token: ben).importObject["sha256"] as? String
+        #expect(
+            annasSHA == upload.importObject["sha256"] as? String && bensSHA == bens.importObject["sha256"] as? String)
+        #expect(annasSHA != bensSHA)
+        #expect(try server.curl("/api/v1/imports/2", token: ben).status == 404, "past his last number")
 
         // Ben's ingest token may upload and follow imports, but not read data: 403.
         let forbidden = try server.curl("/api/v1/me", token: ben)

@@ -4,6 +4,7 @@ import LedgerServices
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
+import Synchronization
 import Testing
 
 /// The queue's workers on the server's role.
@@ -72,6 +73,106 @@ struct ImportQueueTests {
             "SELECT count(*) FROM imports WHERE status = 'failed' AND error LIKE '%of CPU time, the limit%'"
         ).first?.int64(0)
         #expect(recorded == 1)
+    }
+
+    @Test("uploads of one file queued at once make one job: the others answer with it (issue 20, F9)")
+    func simultaneousUploadsOfOneFile() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let count = 4
+        let database = fixture.database
+        let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: fixture.conninfo)
+        let paths = try (0..<count).map { try fixture.write("upload-\($0)", "the same bytes") }
+        // Every upload looks for an earlier job of its bytes and finds none before any
+        // inserts: this lock lets them look but holds their inserts until all of them wait.
+        let blocker = try Connection(conninfo: fixture.conninfo)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN")
+        try blocker.execute("LOCK TABLE import_jobs IN SHARE MODE")
+        // Threads of their own, started at once (a task on the cooperative pool may start
+        // only after the other tests' blocking calls let it).
+        let results = Mutex<[Result<ImportQueue.Queued, any Error>]>([])
+        let ended = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            Thread.detachNewThread {
+                let result = Result { () throws -> ImportQueue.Queued in
+                    let session = try database.openAsServer(serverURL: serverURL)
+                    defer { session.close() }
+                    return try ImportQueue(session: session, host: "here").enqueue(
+                        .init(
+                            fileName: "upload-\(index).csv", contentType: "text/csv", sizeBytes: 14,
+                            sha256: String(repeating: "f", count: 64), spoolPath: paths[index]),
+                        userID: annaID, maximumPending: count)
+                }
+                results.withLock { $0.append(result) }
+                ended.signal()
+            }
+        }
+        // Watched from a connection of its own: a transaction sees one snapshot of pg_stat_activity.
+        let observer = try Connection(conninfo: fixture.conninfo)
+        defer { observer.close() }
+        let deadline = Date(timeIntervalSinceNow: 120)
+        var waiting: Int64 = 0
+        while waiting < count, Date() < deadline {
+            usleep(20_000)
+            waiting =
+                try observer.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                ).single().int64(0) ?? 0
+        }
+        #expect(waiting == Int64(count), "every upload waits to insert its job")
+        try blocker.execute("COMMIT")
+        for _ in 0..<count { ended.wait() }
+        let outcomes = try results.withLock { $0 }.map { try $0.get() }
+        let queued = outcomes.compactMap { if case .queued(let job) = $0 { job } else { nil } }
+        let earlier = outcomes.compactMap { if case .sameAsEarlier(let job) = $0 { job } else { nil } }
+        #expect(queued.count == 1)
+        #expect(earlier.count == count - 1 && earlier.allSatisfy { $0.id == queued.first?.id })
+        let jobs = try observer.execute("SELECT count(*) FROM import_jobs WHERE user_id = $1", [.int64(annaID)])
+        #expect(try jobs.single().int64(0) == 1)
+    }
+
+    @Test(
+        "a job keeps at most 255 Unicode scalars of a file name: more are cut, whatever characters they make",
+        arguments: [
+            ("export.zip", "export.zip"),
+            ("", "upload"),
+            (String(repeating: "a", count: 255), String(repeating: "a", count: 255)),
+            (String(repeating: "a", count: 256), String(repeating: "a", count: 255)),
+            // 200 characters, 400 scalars: the 128th character keeps its "e", loses its accent.
+            (String(repeating: "e\u{301}", count: 200), String(repeating: "e\u{301}", count: 127) + "e"),
+            // Flags are two scalars each; 130 of them are 260.
+            (
+                String(repeating: "\u{1F1E9}\u{1F1EA}", count: 130),
+                String(repeating: "\u{1F1E9}\u{1F1EA}", count: 127) + "\u{1F1E9}"
+            ),
+        ])
+    func storedFileName(name: String, stored: String) {
+        #expect(ImportQueue.storedFileName(name).unicodeScalars.elementsEqual(stored.unicodeScalars))
+        #expect(stored.unicodeScalars.count <= 255)
+    }
+
+    @Test("a name of more than 255 Unicode scalars is stored cut, not refused by the column's check (issue 20, F10)")
+    func longFileNameQueued() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let path = try fixture.write("upload", "bytes")
+        let queued = try ImportQueue(session: session, host: "here").enqueue(
+            .init(
+                fileName: String(repeating: "e\u{301}", count: 200), contentType: nil, sizeBytes: 5,
+                sha256: String(repeating: "b", count: 64), spoolPath: path),
+            userID: annaID, maximumPending: 3)
+        guard case .queued(let job) = queued else {
+            Issue.record("not queued: \(queued)")
+            return
+        }
+        #expect(job.fileName.unicodeScalars.count == 255)
     }
 
     @Test(

@@ -71,8 +71,8 @@ struct UploadServiceTests {
         #expect(again == .sameAsEarlier(job))
         #expect(woken.value == 1)
         #expect(Self.files(spool).count == 1, "the repeated upload's file is removed")
-        #expect(try service.uploads(userID: annaID).map(\.origin) == [.upload(id: job.id)])
-        try service.cancel(job.id, userID: annaID)
+        #expect(try service.uploads(userID: annaID).map(\.number) == [1], "the person's first import")
+        try service.cancel(job.number, userID: annaID)
         #expect(Self.files(spool).isEmpty, "a cancelled job's file is removed")
     }
 
@@ -153,17 +153,79 @@ struct UploadServiceTests {
         #expect(job.state == .done && job.importID != nil)
 
         let history = try service.history(userID: annaID)
-        // The upload's own imports row is shown once, as the upload; the command's as itself.
-        #expect(history.map(\.origin) == [.upload(id: job.id), .command(importID: command.importID)])
+        // The upload's own imports row is shown once, as the upload; the command's as itself,
+        // numbered with the uploads.
+        #expect(command.number == 1 && job.number == 2)
+        #expect(history.map(\.origin) == [.upload, .command] && history.map(\.number) == [2, 1])
         #expect(history.map(\.state) == [.done, .done])
         #expect(history[1].fileName.hasSuffix("night.csv") && history[1].counts?.inserted == 1)
         #expect(history[0].counts?.inserted == 1 && history[0].sha256 != nil)
-        #expect(try service.uploads(userID: annaID).map(\.origin) == [.upload(id: job.id)], "the API lists uploads")
+        #expect(try service.uploads(userID: annaID).map(\.number) == [2], "the API lists uploads")
         // The admin tool lists the import records, each knowing whether an upload made it.
         let records = try ImportHistory(session: fixture.session).records(for: anna)
-        #expect(records.map(\.origin) == [.upload(id: job.id), .command(importID: command.importID)])
+        #expect(records.map(\.origin) == [.upload, .command] && records.map(\.number) == [2, 1])
         #expect(records.map(\.recordStatus) == ["succeeded", "succeeded"])
         #expect(records.map(\.importID) == [job.importID, command.importID])
+    }
+
+    @Test(
+        "each person's imports are numbered 1, 2, 3: uploads and command-line imports in one numbering; another's number or an internal id is not found (issue 20, F13)"
+    )
+    func numbersPerPerson() throws {
+        let (fixture, pool, annaID, spool) = try Self.setUp()
+        defer {
+            pool.close()
+            fixture.close()
+        }
+        let benID = try fixture.addUser("ben").id
+        let service = UploadService(sessions: pool, spool: spool, minimumFreeBytes: 0)
+        func upload(_ text: String, _ userID: Int64) throws -> ImportJobStore.Job {
+            let queued = try service.queue(
+                try Self.received(text, service, userID, Self.limits()), fileName: "u.csv", contentType: "text/csv",
+                userID: userID, limits: Self.limits())
+            guard case .queued(let job) = queued else { throw ServiceError(.internalFailure, "not queued") }
+            return job
+        }
+        func runNext() throws -> ImportJobStore.Job? {
+            try pool.withSession {
+                try ImportQueue(session: $0, host: "here").runNext(anyHost: false, options: .init())
+            }
+        }
+        let later = Self.csv + "W,2024-03-01T23:00:00Z,2024-03-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
+        // Ben's uploads come first, so anna's internal ids are not her numbers.
+        let bens = [try upload(Self.csv, benID), try upload(later, benID)]
+        let first = try upload(later, annaID)
+        let path = try fixture.write("night.csv", Self.csv.replacingOccurrences(of: "2024-01-0", with: "2024-02-0"))
+        let anna = try UserService(session: fixture.session).user(handle: "anna")
+        let command = try #require(
+            try ImportService(session: fixture.session).importInput(.path(path), for: anna).outcome)
+        // Not an export: its import fails, and its record is not listed beside its job.
+        let refused = try upload("not, a, sleep, csv\n", annaID)
+        for expected in bens + [first] { #expect(try runNext()?.id == expected.id) }
+        let failed = try runNext()
+        #expect(failed?.state == .failed && failed?.id == refused.id)
+        let fourth = try upload(Self.csv, annaID)
+
+        #expect(bens.map(\.number) == [1, 2])
+        #expect([first.number, command.number, refused.number, fourth.number] == [1, 2, 3, 4])
+        #expect([first.id, fourth.id] == [3, 5], "the internal ids go on across people")
+        #expect(try service.history(userID: annaID).map(\.number) == [4, 3, 2, 1])
+        #expect(try service.uploads(userID: annaID).map(\.number) == [4, 3, 1])
+        #expect(try service.upload(3, userID: annaID).state == .failed)
+        // Each person's number finds their own import.
+        #expect(try service.upload(1, userID: benID).sha256 == bens[0].sha256)
+        #expect(try service.upload(1, userID: annaID).sha256 == first.sha256 && first.sha256 != bens[0].sha256)
+        // A number the person has not reached (anna's first's internal id for ben, her own
+        // last internal id for anna) or a command-line import's (not the API's) finds nothing.
+        for (number, userID) in [(first.id, benID), (fourth.id, annaID), (command.number ?? 0, annaID)] {
+            let missing = #expect(throws: ServiceError.self) { try service.upload(number, userID: userID) }
+            #expect(missing?.kind == .notFound)
+            let notCancelled = #expect(throws: ServiceError.self) { try service.cancel(number, userID: userID) }
+            #expect(notCancelled?.kind == .notFound)
+        }
+        try service.cancel(4, userID: annaID)
+        #expect(try service.upload(4, userID: annaID).state == .cancelled)
+        #expect(try service.upload(2, userID: benID).sha256 == bens[1].sha256, "ben's own import 2")
     }
 
     @Test("after a done import the queue rolls the person up on the worker's own session, as the server's role")

@@ -22,11 +22,9 @@ struct ReaderLockTests {
             conninfo = try TestDatabase.migrated().conninfo
             owner = try Connection(conninfo: conninfo)
             let anna = try UserStore(connection: owner).add(handle: "anna", timeZone: "UTC")
-            try owner.execute(
-                """
-                INSERT INTO import_jobs (user_id, file_name, size_bytes, sha256, spool_host, spool_path)
-                VALUES ($1, 'export.zip', 1, $2, 'host', '/spool/1')
-                """, [.int64(anna.id), .text(String(repeating: "ab", count: 32))])
+            _ = try ImportJobStore(connection: owner).enqueue(
+                userID: anna.id, fileName: "export.zip", contentType: nil, sizeBytes: 1,
+                sha256: String(repeating: "ab", count: 32), spoolHost: "host", spoolPath: "/spool/1")
             reader = try Connection(
                 conninfo: ConnectionString.settingParameter("user", to: DatabaseRoles.readOnly, in: conninfo))
         }

@@ -13,7 +13,8 @@ struct RowLevelSecurityTests {
     static let tables = [
         ("users", "id"), ("imports", "user_id"), ("sleep_samples", "user_id"), ("rollup_state", "user_id"),
         ("nights", "user_id"), ("naps", "user_id"), ("summaries", "user_id"), ("api_tokens", "user_id"),
-        ("user_passwords", "user_id"), ("web_sessions", "user_id"),
+        ("user_passwords", "user_id"), ("web_sessions", "user_id"), ("import_jobs", "user_id"),
+        ("import_counters", "user_id"),
     ]
 
     /// A migrated database with roles, two users and a row of theirs in every table.
@@ -51,6 +52,10 @@ struct RowLevelSecurityTests {
                 userID: user.id, passwordHash: "$argon2id$v=19$m=8,t=1,p=1$\(user.handle)$hash", at: 1_709_400_000)
             try WebSessionStore(connection: connection).add(
                 userID: user.id, secretSHA256: sessionHash(user), at: 1_709_400_000, expiresAt: 1_709_500_000)
+            // A job, and with it the person's import counter.
+            _ = try ImportJobStore(connection: connection).enqueue(
+                userID: user.id, fileName: "export.zip", contentType: nil, sizeBytes: 1,
+                sha256: String(repeating: "cd", count: 32), spoolHost: "here", spoolPath: "/spool/\(user.id)")
         }
         return (connection, anna, ben)
     }
@@ -97,6 +102,27 @@ struct RowLevelSecurityTests {
                     .single().string(0)
             } == "")
         #expect(try Self.asServer(connection, userID: nil) { try $0.execute("SELECT * FROM \(table)").rows.count } == 0)
+    }
+
+    @Test("the server numbers a job from the named person's counter only: another's counter is refused")
+    func importNumbersOfOwnCounter() throws {
+        let (connection, anna, ben) = try Self.twoUsers()
+        defer { connection.close() }
+        let jobs = ImportJobStore(connection: connection)
+        func enqueue(for user: User) throws -> ImportJobStore.Job? {
+            try jobs.enqueue(
+                userID: user.id, fileName: "again.zip", contentType: nil, sizeBytes: 1,
+                sha256: String(repeating: "ef", count: 32), spoolHost: "here", spoolPath: "/spool/again")
+        }
+        let own = try Self.asServer(connection, userID: anna.id) { _ in try enqueue(for: anna) }
+        #expect(own?.number == 2)
+        let others = #expect(throws: PostgresError.self) {
+            try Self.asServer(connection, userID: anna.id) { _ in try enqueue(for: ben) }
+        }
+        #expect(others?.sqlState == "42501")
+        #expect(
+            try connection.execute("SELECT last_number FROM import_counters WHERE user_id = $1", [.int64(ben.id)])
+                .single().int64(0) == 1)
     }
 
     @Test("writing a row for another user fails; changing or deleting theirs touches nothing")

@@ -60,18 +60,18 @@ struct FormTests {
         #expect(empty.elements("a").contains { $0.attributes["href"] == "/upload" })
     }
 
-    @Test("imports: one made with sleepledger import says so, with its own element id beside an upload's")
+    @Test("imports: one made with sleepledger import says so, numbered with the uploads (one numbering per person)")
     func commandLineImport() throws {
         let rows = [
-            ImportRow(id: 7, state: .done, fileName: "upload.zip", sizeBytes: 2048, createdAt: 1_742_200_000),
+            ImportRow(id: 8, state: .done, fileName: "upload.zip", sizeBytes: 2048, createdAt: 1_742_200_000),
             ImportRow(
                 id: 7, isCommandLine: true, state: .done, fileName: "export.zip", sizeBytes: 1024,
                 createdAt: 1_742_100_000),
         ]
         let scan = Self.scan(ImportsView.page(imports: rows))
-        #expect(scan.elements(withClass: "import").map { $0.attributes["id"] } == ["import-7", "command-import-7"])
-        #expect(scan.text.contains("Import 7 · 2 KiB · uploaded 2025-03-17 08:26 UTC"))
-        #expect(scan.text.contains("Imported with sleepledger import · 1 KiB · started 2025-03-16 04:40 UTC"))
+        #expect(scan.elements(withClass: "import").map { $0.attributes["id"] } == ["import-8", "import-7"])
+        #expect(scan.text.contains("Import 8 · 2 KiB · uploaded 2025-03-17 08:26 UTC"))
+        #expect(scan.text.contains("Import 7, made with sleepledger import · 1 KiB · started 2025-03-16 04:40 UTC"))
     }
 
     @Test("nights: the range form, a row per night in its own local time, and the CSV link of the same range")

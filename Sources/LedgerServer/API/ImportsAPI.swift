@@ -24,7 +24,9 @@ enum ImportsAPI {
         },
     ]
 
-    /// The import id the path names: a positive whole number, else 404.
+    /// The import id the path names, the person's import number: a positive whole number,
+    /// else 404 (as is a number the person has not reached, so an internal id never finds
+    /// another person's import).
     static func importID(_ context: RequestContext) throws(ServiceError) -> Int64 {
         guard let id = context.captures["id"].flatMap({ Int64($0) }), id > 0 else {
             throw ServiceError(.notFound, "no such import")

@@ -48,6 +48,6 @@ enum UploadHandling {
             }
         return .json(
             Status(import: ImportDocument(ImportView(job))), status: status,
-            headers: [.init("Location", base + "/api/v1/imports/\(job.id)")])
+            headers: [.init("Location", base + "/api/v1/imports/\(job.number)")])
     }
 }

@@ -17,18 +17,15 @@ enum ImportsPage {
 }
 
 extension ImportRow {
-    /// The history's row of an import (``LedgerReadServices/ImportView``).
+    /// The history's row of an import (``LedgerReadServices/ImportView``), under the person's
+    /// import number (the history lists only numbered imports).
     init(_ view: ImportView) {
-        let (id, isCommandLine): (Int64, Bool) =
-            switch view.origin {
-            case .upload(let id): (id, false)
-            case .command(let importID): (importID, true)
-            }
         let counts = view.counts.map {
             Counts(read: $0.read, inserted: $0.inserted, duplicate: $0.duplicate, rejected: $0.rejected)
         }
         self.init(
-            id: id, isCommandLine: isCommandLine, state: State(rawValue: view.state.rawValue) ?? .failed,
+            id: view.number ?? 0, isCommandLine: view.origin == .command,
+            state: State(rawValue: view.state.rawValue) ?? .failed,
             fileName: view.fileName, sizeBytes: view.sizeBytes, createdAt: view.createdAt,
             finishedAt: view.finishedAt, counts: counts, diagnostics: view.diagnostics, error: view.error)
     }
