@@ -114,6 +114,62 @@ struct SignInRoutePlanTests {
         #expect(pauses.recorded == [1, 2, 4])
     }
 
+    /// The session cookie's value a successful sign-in set.
+    static func sessionCookie(_ signedIn: HTTPResponse) throws -> String {
+        let cookie = try #require(setCookie("sleepledger_session", signedIn)?.split(separator: ";").first)
+        return String(cookie.dropFirst("sleepledger_session=".count))
+    }
+
+    /// A password-change form post in the session `session` from `address`.
+    static func changePassword(
+        _ routes: ServerRoutes, session: String, current: String, new: String = "a new horse battery staple",
+        address: String = "192.0.2.1"
+    ) -> HTTPResponse {
+        answer(
+            routes,
+            HTTPRequest(
+                method: "POST", path: WebPaths.password,
+                headers: ["content-type": "application/x-www-form-urlencoded"], clientAddress: address,
+                cookies: ["sleepledger_session": session],
+                form: [
+                    "csrf_token": CookieSecret.formToken(for: session, purpose: .session) ?? "",
+                    "current_password": current, "new_password": new, "new_password_repeat": new,
+                ]))
+    }
+
+    @Test("the current password at /settings/password is throttled like sign-in: slowed, then 429 (issue 20, F11)")
+    func passwordChangeThrottled() throws {
+        let (routes, pauses) = try Self.routes { $0.signInLimits.pairRefuseAfter = 6 }
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        let statuses = (0..<7).map { _ in
+            Self.changePassword(routes, session: session, current: "not the password").status
+        }
+        #expect(statuses == [403, 403, 403, 403, 403, 403, 429])
+        #expect(pauses.recorded == [1, 2, 4])
+        // The right password is refused too while the account's checks are refused, from
+        // any address: only a holder of the account's session makes them.
+        for address in ["192.0.2.1", "198.51.100.7"] {
+            let refused = Self.changePassword(routes, session: session, current: Self.password, address: address)
+            #expect(refused.status == 429 && refused.header("Retry-After") == "900")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("Too many wrong passwords. Try again in"))
+        }
+    }
+
+    @Test("a right current password clears the account's count: failures do not add up across changes")
+    func passwordChangeSuccessClears() throws {
+        let (routes, _) = try Self.routes { $0.signInLimits.pairRefuseAfter = 3 }
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        var password = Self.password
+        for round in 0..<3 {
+            for _ in 0..<2 {
+                #expect(Self.changePassword(routes, session: session, current: "not the password").status == 403)
+            }
+            let new = "new password number \(round)"
+            #expect(Self.changePassword(routes, session: session, current: password, new: new).status == 303)
+            password = new
+        }
+    }
+
     @Test(
         "a page's form must be url-encoded or multipart (415) and at most 16 KiB (413), refused from its head",
         arguments: [

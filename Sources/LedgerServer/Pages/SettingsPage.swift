@@ -21,14 +21,16 @@ enum SettingsPage {
         },
     ]
 
-    /// The settings page with the stored values and `notice`, answered with `status`.
-    static func page(_ context: RequestContext, notice: WebNotice?, status: Int = 200) throws -> HTTPResponse {
+    /// The settings page with the stored values and `notice`, answered with `status` and `headers`.
+    static func page(
+        _ context: RequestContext, notice: WebNotice?, status: Int = 200, headers: [HTTPResponse.Header] = []
+    ) throws -> HTTPResponse {
         let visitor = try context.requireVisitor()
         let user = try context.account().account().user
         let page = SettingsView.page(
             handle: user.handle, timeZone: user.timeZoneIdentifier, goals: user.goals, csrfToken: visitor.csrfToken,
             notice: notice)
-        return PageRendering.personal(page, visitor, handle: user.handle, status: status)
+        return PageRendering.personal(page, visitor, handle: user.handle, status: status, headers: headers)
     }
 
     /// The page again with an error notice, answered with `status`.
@@ -68,18 +70,38 @@ enum SettingsPage {
 
     /// `POST /settings/password` (`current_password`, `new_password`,
     /// `new_password_repeat`): the password changed and every other session ended; 400 or
-    /// 403 (a wrong current password) with the page again.
+    /// 403 (a wrong current password) with the page again. The check of the current
+    /// password is throttled as sign-ins are, per account and per client address
+    /// (``SignInThrottle/beginPasswordCheck(userID:address:now:)``): 429 with `Retry-After`
+    /// and the page again while refused.
     static func changePassword(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
         let new = form["new_password"] ?? ""
         guard new == (form["new_password_repeat"] ?? "") else {
             return try refused(context, "The two new passwords differ; nothing was changed.", status: 400)
         }
         let visitor = try context.requireVisitor()
+        let server = context.server
+        let address = context.request.clientAddress
+        let started = server.now()
+        switch server.signInThrottle.beginPasswordCheck(userID: visitor.userID, address: address, now: started) {
+        case .refuse(let retryAfter):
+            return try page(
+                context,
+                notice: WebNotice(
+                    .error,
+                    "Too many wrong passwords. Try again in \(SignInPages.minutes(retryAfter)); nothing was changed."),
+                status: 429, headers: [.init("Retry-After", String(retryAfter))])
+        case .proceed(let delay):
+            if delay > 0 { server.pause(delay) }
+        }
         do {
-            try context.server.access.changePassword(
+            try server.access.changePassword(
                 userID: visitor.userID, current: form["current_password"] ?? "", new: new, keeping: visitor,
-                now: context.server.now())
+                now: started)
         } catch {
+            if error.kind != .forbidden {
+                server.signInThrottle.passwordCheckAbandoned(userID: visitor.userID, address: address)
+            }
             switch error.kind {
             case .forbidden:
                 return try refused(context, "The current password is wrong; nothing was changed.", status: 403)
@@ -89,6 +111,7 @@ enum SettingsPage {
                 throw error
             }
         }
+        server.signInThrottle.passwordCheckSucceeded(userID: visitor.userID, address: address)
         return .seeOther(PageNotice.passwordChanged.on(WebPaths.settings))
     }
 
