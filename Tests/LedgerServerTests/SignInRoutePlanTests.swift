@@ -170,6 +170,68 @@ struct SignInRoutePlanTests {
         }
     }
 
+    /// A form post of `fields` to `path` in the session `session`, with its CSRF token.
+    static func post(_ routes: ServerRoutes, _ path: String, session: String, _ fields: [String: String] = [:])
+        -> HTTPResponse
+    {
+        answer(
+            routes,
+            HTTPRequest(
+                method: "POST", path: path, headers: ["content-type": "application/x-www-form-urlencoded"],
+                cookies: ["sleepledger_session": session],
+                form: fields.merging([
+                    "csrf_token": CookieSecret.formToken(for: session, purpose: .session) ?? ""
+                ]) { $1 }))
+    }
+
+    /// The settings page as the session `session` sees it, with the notice `done` names.
+    static func settings(_ routes: ServerRoutes, session: String, done: String? = nil) -> String {
+        String(
+            decoding: answer(
+                routes,
+                HTTPRequest(
+                    method: "GET", path: WebPaths.settings, query: done.map { ["done": $0] } ?? [:],
+                    cookies: ["sleepledger_session": session])
+            ).body, as: UTF8.self)
+    }
+
+    @Test(
+        "settings: sessions and tokens listed; sign out everywhere else; revoke all; a password change revoking tokens")
+    func settingsAccess() throws {
+        let (routes, _) = try Self.routes()
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        let other = try Self.sessionCookie(try Self.signIn(routes, password: Self.password, address: "198.51.100.7"))
+        let created = Self.post(routes, WebPaths.tokens, session: session, ["name": "phone", "scope": "ingest"])
+        #expect(created.status == 201)
+        var page = Self.settings(routes, session: session)
+        #expect(page.contains("198.51.100.7") && page.contains("(this session)"))
+        #expect(!page.contains(session) && !page.contains(other))
+        let ended = Self.post(routes, WebPaths.endOtherSessions, session: session)
+        #expect(ended.status == 303 && ended.header("Location") == "/settings?done=sessions-ended")
+        page = Self.settings(routes, session: session, done: "sessions-ended")
+        #expect(!page.contains("198.51.100.7") && page.contains("You are signed out everywhere else."))
+        let signedOut = Self.answer(
+            routes, HTTPRequest(method: "GET", path: WebPaths.settings, cookies: ["sleepledger_session": other]))
+        #expect(signedOut.status == 303 && signedOut.header("Location") == WebPaths.signIn)
+
+        let revoked = Self.post(routes, WebPaths.revokeAllTokens, session: session)
+        #expect(revoked.status == 303 && revoked.header("Location") == "/settings?done=tokens-revoked")
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 2)
+        _ = Self.post(routes, WebPaths.tokens, session: session, ["name": "laptop", "scope": "full"])
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 2 && page.contains("laptop"))
+        let changed = Self.post(
+            routes, WebPaths.password, session: session,
+            [
+                "current_password": Self.password, "new_password": "another horse battery staple",
+                "new_password_repeat": "another horse battery staple", "revoke_tokens": "on",
+            ])
+        #expect(changed.header("Location") == "/settings?done=password-changed-tokens-revoked")
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 3)
+    }
+
     @Test(
         "a page's form must be url-encoded or multipart (415) and at most 16 KiB (413), refused from its head",
         arguments: [

@@ -1,9 +1,10 @@
 import LedgerServices
+import LedgerStore
 import WebPages
 
-/// `GET /settings`: time zone, goals, password and deleting the account, with the forms
-/// that change them (each answered `303` back with a notice, or the page again with the
-/// reason).
+/// `GET /settings`: time zone, goals, password, where the person is signed in and their
+/// API tokens, and deleting the account, with the forms that change them (each answered
+/// `303` back with a notice, or the page again with the reason).
 enum SettingsPage {
     static let routes: [Route] = [
         Route("GET", WebPaths.settings, access: .signedIn) { context in
@@ -16,6 +17,19 @@ enum SettingsPage {
         Route("POST", WebPaths.password, access: .signedIn) { context in
             PageRendering.form(context) { request in try changePassword(request.form, context) }
         },
+        Route("POST", WebPaths.endOtherSessions, access: .signedIn) { context in
+            PageRendering.form(context) { _ in
+                let visitor = try context.requireVisitor()
+                _ = try context.server.access.endOtherSessions(userID: visitor.userID, keeping: visitor)
+                return .seeOther(PageNotice.otherSessionsEnded.on(WebPaths.settings))
+            }
+        },
+        Route("POST", WebPaths.revokeAllTokens, access: .signedIn) { context in
+            PageRendering.form(context) { _ in
+                _ = try context.account().revokeAllTokens(now: context.server.now())
+                return .seeOther(PageNotice.tokensRevoked.on(WebPaths.settings))
+            }
+        },
         Route("POST", WebPaths.deleteAccount, access: .signedIn) { context in
             PageRendering.form(context) { request in try delete(request.form, context) }
         },
@@ -26,10 +40,13 @@ enum SettingsPage {
         _ context: RequestContext, notice: WebNotice?, status: Int = 200, headers: [HTTPResponse.Header] = []
     ) throws -> HTTPResponse {
         let visitor = try context.requireVisitor()
-        let user = try context.account().account().user
+        let account = try context.account()
+        let user = try account.account().user
+        let sessions = try context.server.access.sessions(
+            userID: visitor.userID, current: visitor, now: context.server.now())
         let page = SettingsView.page(
             handle: user.handle, timeZone: user.timeZoneIdentifier, goals: user.goals, csrfToken: visitor.csrfToken,
-            notice: notice)
+            sessions: sessions.map(SessionRow.init), tokens: try account.tokens().map(TokenRow.init), notice: notice)
         return PageRendering.personal(page, visitor, handle: user.handle, status: status, headers: headers)
     }
 
@@ -69,8 +86,9 @@ enum SettingsPage {
     }
 
     /// `POST /settings/password` (`current_password`, `new_password`,
-    /// `new_password_repeat`): the password changed and every other session ended; 400 or
-    /// 403 (a wrong current password) with the page again. The check of the current
+    /// `new_password_repeat`, `revoke_tokens`): the password changed, every other session
+    /// ended and, with `revoke_tokens` checked, every API token revoked; 400 or 403 (a
+    /// wrong current password) with the page again. The check of the current
     /// password is throttled as sign-ins are, per account and per client address
     /// (``SignInThrottle/beginPasswordCheck(userID:address:now:)``): 429 with `Retry-After`
     /// and the page again while refused.
@@ -80,6 +98,7 @@ enum SettingsPage {
             return try refused(context, "The two new passwords differ; nothing was changed.", status: 400)
         }
         let visitor = try context.requireVisitor()
+        let isRevokingTokens = form["revoke_tokens"] == "on"
         let server = context.server
         let address = context.request.clientAddress
         let started = server.now()
@@ -97,7 +116,7 @@ enum SettingsPage {
         do {
             try server.access.changePassword(
                 userID: visitor.userID, current: form["current_password"] ?? "", new: new, keeping: visitor,
-                now: started)
+                revokingTokens: isRevokingTokens, now: started)
         } catch {
             if error.kind != .forbidden {
                 server.signInThrottle.passwordCheckAbandoned(userID: visitor.userID, address: address)
@@ -112,7 +131,8 @@ enum SettingsPage {
             }
         }
         server.signInThrottle.passwordCheckSucceeded(userID: visitor.userID, address: address)
-        return .seeOther(PageNotice.passwordChanged.on(WebPaths.settings))
+        let done: PageNotice = isRevokingTokens ? .passwordChangedTokensRevoked : .passwordChanged
+        return .seeOther(done.on(WebPaths.settings))
     }
 
     /// `POST /settings/delete` (`confirm_handle`): the account and every row of it deleted
@@ -133,5 +153,14 @@ enum SettingsPage {
                 linkText: "Sign in with another account", linkPath: WebPaths.signIn, status: 200,
                 headers: [WebCookie.clear(WebCookie.session, path: "/", secure: context.server.isSecureCookie)])
         }
+    }
+}
+
+extension SessionRow {
+    /// The page's row of a session: never its id.
+    init(_ session: WebSessionStore.Listed) {
+        self.init(
+            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, address: session.address,
+            isCurrent: session.isCurrent)
     }
 }
