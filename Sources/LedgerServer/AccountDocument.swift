@@ -1,8 +1,10 @@
 import LedgerServices
+import LedgerStore
 import SleepReports
 
 /// `GET /api/v1/me` and `PATCH /api/v1/me`: the caller's handle, settings and bookkeeping
-/// times (instants in ISO 8601 UTC).
+/// times (instants in ISO 8601 UTC), and their access: valid web sessions and API tokens
+/// (revoked ones included), never a secret.
 struct AccountDocument: Encodable {
     var handle: String
     var timeZone: String
@@ -11,8 +13,10 @@ struct AccountDocument: Encodable {
     var lastImportAt: String?
     var lastRollupAt: String?
     var rollupPending: Bool
+    var sessions: [SessionDocument]
+    var tokens: [TokenDocument]
 
-    init(_ account: UserService.Account) {
+    init(_ account: UserService.Account, sessions: [WebSessionStore.Listed], tokens: [TokenStore.Record]) {
         handle = account.user.handle
         timeZone = account.user.timeZoneIdentifier
         targetSeconds = account.user.goals.targetSeconds
@@ -20,6 +24,8 @@ struct AccountDocument: Encodable {
         lastImportAt = account.lastImportAt.map { ReportFormat.isoUTC($0) }
         lastRollupAt = account.lastRollupAt.map { ReportFormat.isoUTC($0) }
         rollupPending = account.isRollupPending
+        self.sessions = sessions.map(SessionDocument.init)
+        self.tokens = tokens.map(TokenDocument.init)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -30,5 +36,6 @@ struct AccountDocument: Encodable {
         case lastImportAt = "last_import_at"
         case lastRollupAt = "last_rollup_at"
         case rollupPending = "rollup_pending"
+        case sessions, tokens
     }
 }

@@ -6,6 +6,12 @@ import Synchronization
 /// this server process's memory (``SignInLimits`` has the rules). Several server
 /// processes each count their own; a restart forgets. The clock is a parameter.
 ///
+/// Checks of a signed-in person's current password (a change of password) count the same
+/// way per account and per client address: the account's bucket has the thresholds of a
+/// handle and address, the address's bucket is the one sign-ins count in. Only a holder of
+/// the account's session can make such checks, so counting per account locks no outsider
+/// in; its owner ends a thief's sessions by signing out everywhere else.
+///
 /// Every attempt is counted as a failure when it begins (so attempts sent at once cannot
 /// all slip under a threshold) and taken back when it succeeds. IPv6 addresses count by
 /// their /64 network, since one host commonly holds a whole /64.
@@ -24,11 +30,16 @@ final class SignInThrottle: Sendable {
         var lastFailure: Int64
     }
 
-    /// A bucket's key: an address, or a handle key and an address.
+    /// A bucket's key: an address, a handle key and an address, or an account whose
+    /// current password is checked.
     enum Key: Sendable, Hashable {
         case address(String)
         case pair(handle: String, address: String)
+        case account(Int64)
     }
+
+    /// The buckets one attempt counts in, with their thresholds.
+    private typealias Buckets = [(key: Key, slowAfter: Int, refuseAfter: Int)]
 
     let limits: SignInLimits
     private let buckets = Mutex<[Key: Bucket]>([:])
@@ -40,12 +51,44 @@ final class SignInThrottle: Sendable {
     /// Begins an attempt for `handle` (its caseless key) from `address` at `now`: counts it
     /// and says whether and after how long it may go on.
     func begin(handle: String, address: String, now: Int64) -> Decision {
+        begin(signInBuckets(handle: handle, address: address), now: now)
+    }
+
+    /// Begins a check of the current password of account `userID` from `address` at `now`,
+    /// as ``begin(handle:address:now:)`` begins a sign-in.
+    func beginPasswordCheck(userID: Int64, address: String, now: Int64) -> Decision {
+        begin(passwordCheckBuckets(userID: userID, address: address), now: now)
+    }
+
+    /// The check of account `userID`'s current password from `address` succeeded: the
+    /// account's bucket is cleared and the address's count of it taken back.
+    func passwordCheckSucceeded(userID: Int64, address: String) {
+        succeeded(passwordCheckBuckets(userID: userID, address: address))
+    }
+
+    /// The check of account `userID`'s current password reached no verdict: it counts
+    /// neither way.
+    func passwordCheckAbandoned(userID: Int64, address: String) {
+        abandoned(passwordCheckBuckets(userID: userID, address: address))
+    }
+
+    private func signInBuckets(handle: String, address: String) -> Buckets {
         let network = Self.network(of: address)
-        let keys: [(Key, slowAfter: Int, refuseAfter: Int)] = [
+        return [
             (.pair(handle: handle, address: network), limits.pairSlowAfter, limits.pairRefuseAfter),
             (.address(network), limits.addressSlowAfter, limits.addressRefuseAfter),
         ]
-        return buckets.withLock { buckets in
+    }
+
+    private func passwordCheckBuckets(userID: Int64, address: String) -> Buckets {
+        [
+            (.account(userID), limits.pairSlowAfter, limits.pairRefuseAfter),
+            (.address(Self.network(of: address)), limits.addressSlowAfter, limits.addressRefuseAfter),
+        ]
+    }
+
+    private func begin(_ keys: Buckets, now: Int64) -> Decision {
+        buckets.withLock { buckets in
             var delay = 0.0
             var retryAfter: Int64 = 0
             for (key, slowAfter, refuseAfter) in keys {
@@ -73,12 +116,20 @@ final class SignInThrottle: Sendable {
     /// The attempt for `handle` from `address` succeeded: its pair bucket is cleared and
     /// the address's count of it taken back.
     func succeeded(handle: String, address: String) {
-        let network = Self.network(of: address)
+        succeeded(signInBuckets(handle: handle, address: address))
+    }
+
+    /// Clears the first of `keys` (the attempt's own) and takes one failure back from the others.
+    private func succeeded(_ keys: Buckets) {
         buckets.withLock { buckets in
-            buckets[.pair(handle: handle, address: network)] = nil
-            if var bucket = buckets[.address(network)] {
+            for (index, entry) in keys.enumerated() {
+                guard index > 0 else {
+                    buckets[entry.key] = nil
+                    continue
+                }
+                guard var bucket = buckets[entry.key] else { continue }
                 bucket.failures -= 1
-                buckets[.address(network)] = bucket.failures > 0 ? bucket : nil
+                buckets[entry.key] = bucket.failures > 0 ? bucket : nil
             }
         }
     }
@@ -86,12 +137,16 @@ final class SignInThrottle: Sendable {
     /// The attempt did not reach a verdict on the password (the server was busy): it
     /// counts neither way.
     func abandoned(handle: String, address: String) {
-        let network = Self.network(of: address)
+        abandoned(signInBuckets(handle: handle, address: address))
+    }
+
+    /// Takes one failure back from each of `keys`.
+    private func abandoned(_ keys: Buckets) {
         buckets.withLock { buckets in
-            for key in [Key.pair(handle: handle, address: network), .address(network)] {
-                guard var bucket = buckets[key] else { continue }
+            for entry in keys {
+                guard var bucket = buckets[entry.key] else { continue }
                 bucket.failures -= 1
-                buckets[key] = bucket.failures > 0 ? bucket : nil
+                buckets[entry.key] = bucket.failures > 0 ? bucket : nil
             }
         }
     }

@@ -275,6 +275,12 @@ public struct AccountService {
         try asUser { session, user in try TokenService(session: session).revoke(for: user, id: id, now: now) }
     }
 
+    /// Revokes every valid token of the user at `now`; returns how many were revoked.
+    public func revokeAllTokens(now: Int64) throws(ServiceError) -> Int {
+        try asUser { session, user in try TokenStore(connection: session.connection).revokeAll(userID: user.id, at: now)
+        }
+    }
+
     // MARK: Deletion
 
     /// What a request to delete the account did.

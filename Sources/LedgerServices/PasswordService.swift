@@ -39,9 +39,11 @@ public struct PasswordService {
     /// Changes the password of user `userID`, who proved `current`, to `new` at `now`, as
     /// that user (row-level security applies on the server's role), and ends their other
     /// web sessions: every one except `keeping` (the session making the change; `nil`
-    /// ends all). ``ServiceError/Kind/forbidden`` when `current` is wrong.
+    /// ends all); with `revokingTokens`, every valid API token of theirs is revoked in the
+    /// same transaction. ``ServiceError/Kind/forbidden`` when `current` is wrong.
     public func change(
-        userID: Int64, current: String, new: String, keeping: WebSessionService.Visitor?, now: Int64
+        userID: Int64, current: String, new: String, keeping: WebSessionService.Visitor?, revokingTokens: Bool = false,
+        now: Int64
     ) throws(ServiceError) {
         let bytes = try PasswordRules.newPassword(new)
         let stored = try ServiceError.wrapping {
@@ -60,6 +62,7 @@ public struct PasswordService {
                 try PasswordStore(connection: session.connection).set(userID: userID, passwordHash: hash, at: now)
                 try WebSessionStore(connection: session.connection).removeAll(
                     userID: userID, keeping: keeping?.secretSHA256)
+                if revokingTokens { try TokenStore(connection: session.connection).revokeAll(userID: userID, at: now) }
             }
         }
     }

@@ -9,7 +9,9 @@ import PostgresClient
 /// A token reads `sl_<id>_<secret>`: `<id>` is a random 63-bit number in 16 lowercase hex
 /// digits (how the token is found), `<secret>` 32 bytes from the system's secure random
 /// source in base64url without padding (43 characters). Only SHA-256 of the secret bytes is
-/// stored, and a presented secret is compared with it in constant time.
+/// stored, and a presented secret is compared with it in constant time. A check does the
+/// same work whether the id exists or not: an unknown id's secret is hashed and compared
+/// with a stand-in hash (``standInSHA256``), so the time does not say which ids exist.
 public struct TokenService {
     /// A token just created: the only moment its secret exists outside the person's hands.
     public struct Issued: Sendable, Hashable {
@@ -29,12 +31,32 @@ public struct TokenService {
         public var scope: TokenStore.Scope
     }
 
+    /// The hashing and comparison a token check does: SHA-256 and ``ConstantTime/equals(_:_:)``
+    /// (tests count the calls through stand-ins).
+    struct Check: Sendable {
+        /// SHA-256 of a presented secret.
+        var digest: @Sendable ([UInt8]) -> [UInt8]
+        /// The constant-time comparison of two hashes.
+        var equals: @Sendable ([UInt8], [UInt8]) -> Bool
+
+        /// SHA-256 and libcrypto's constant-time comparison.
+        static let standard = Check(digest: { SHA256Digest.digest(of: $0) }, equals: ConstantTime.equals)
+    }
+
     /// The session every call uses.
     public let session: LedgerSession
+    /// How presented secrets are hashed and compared.
+    let check: Check
 
     /// Creates the service over `session`.
     public init(session: LedgerSession) {
+        self.init(session: session, check: .standard)
+    }
+
+    /// Creates the service over `session`, hashing and comparing with `check`.
+    init(session: LedgerSession, check: Check) {
         self.session = session
+        self.check = check
     }
 
     private var store: TokenStore { TokenStore(connection: session.connection) }
@@ -94,7 +116,7 @@ public struct TokenService {
     /// recorded one is more than a minute old (``TokenStore/Credential/isUseDue(at:)``):
     /// otherwise the look-up is the only statement, one round trip.
     public func authenticate(_ token: String, now: Int64) throws(ServiceError) -> Caller {
-        guard let (id, hash) = Self.presented(token) else { throw Self.refused }
+        guard let (id, hash) = Self.presented(token, check: check) else { throw Self.refused }
         let credentials = try ServiceError.wrapping { try store.credentials(id: id) }
         return try caller(id: id, hash: hash, among: credentials, now: now)
     }
@@ -102,22 +124,31 @@ public struct TokenService {
     /// The refusal of a token that is malformed, unknown, revoked or wrong.
     static let refused = ServiceError(.unauthorized, "a valid API token is required")
 
-    /// The id of a presented token and the SHA-256 of its secret; `nil` when it is no token.
-    static func presented(_ token: String) -> (id: Int64, hash: [UInt8])? {
+    /// The id of a presented token and the SHA-256 of its secret (hashed with `check`);
+    /// `nil` when it is no token.
+    static func presented(_ token: String, check: Check = .standard) -> (id: Int64, hash: [UInt8])? {
         guard let (id, secret) = parse(token) else { return nil }
-        return (id, SHA256Digest.digest(of: secret))
+        return (id, check.digest(secret))
     }
+
+    /// What an unknown token id's secret is compared with: SHA-256 of bytes no token's
+    /// secret decodes to (a secret is 32 bytes), so it matches nothing.
+    static let standInSHA256 = SHA256Digest.digest(of: Array("sleepledger: no token has this id".utf8))
 
     /// The caller of the credential among `credentials` (the valid tokens with id `id`)
     /// whose stored hash is `hash`, compared in constant time; its use recorded at `now`
-    /// when due. ``ServiceError/Kind/unauthorized`` when none matches.
+    /// when due. ``ServiceError/Kind/unauthorized`` when none matches. With no credential
+    /// (an unknown or revoked id), `hash` is compared with ``standInSHA256`` all the same.
     func caller(id: Int64, hash: [UInt8], among credentials: [TokenStore.Credential], now: Int64)
         throws(ServiceError) -> Caller
     {
-        // Every candidate is compared, so the time does not say which one matched.
+        // Every candidate is compared, so the time does not say which one matched; an
+        // unknown id is compared with the stand-in, so the time does not say it is unknown.
         var match: TokenStore.Credential?
-        for credential in credentials where ConstantTime.equals(credential.secretSHA256, hash) {
-            match = credential
+        let candidates: [TokenStore.Credential?] = credentials.isEmpty ? [nil] : credentials
+        for candidate in candidates {
+            let isEqual = check.equals(candidate?.secretSHA256 ?? Self.standInSHA256, hash)
+            if isEqual, let candidate { match = candidate }
         }
         guard let match else { throw Self.refused }
         if match.isUseDue(at: now) {

@@ -1,6 +1,6 @@
 import Foundation
 import LedgerCrypto
-import LedgerStore
+public import LedgerStore
 
 /// Signed-in web sessions: sign in with handle and password, the visitor a session
 /// cookie speaks for, sign out.
@@ -73,11 +73,13 @@ public struct WebSessionService {
     static let refused = ServiceError(.unauthorized, "the handle or the password is wrong")
     static let signedOut = ServiceError(.unauthorized, "the session has ended; sign in again")
 
-    /// Signs in the person whose handle and password these are, at `now`: a new session,
-    /// after removing their ended ones and beyond ``Policy/maximumPerUser``.
-    /// ``ServiceError/Kind/unauthorized`` for an unknown handle, a person without a
-    /// password or a wrong password alike.
-    public func signIn(handle: String, password: String, now: Int64) throws(ServiceError) -> SignedIn {
+    /// Signs in the person whose handle and password these are, at `now`, from client
+    /// address `address`: a new session, after removing their ended ones and beyond
+    /// ``Policy/maximumPerUser``. ``ServiceError/Kind/unauthorized`` for an unknown handle,
+    /// a person without a password or a wrong password alike.
+    public func signIn(handle: String, password: String, now: Int64, address: String? = nil) throws(ServiceError)
+        -> SignedIn
+    {
         guard
             let userID = try PasswordService(session: session, hashing: hashing).check(
                 handle: handle, password: password)
@@ -93,16 +95,24 @@ public struct WebSessionService {
                 try store.prune(
                     userID: userID, now: now, idleSince: now - policy.idleSeconds,
                     keepingNewest: max(0, policy.maximumPerUser - 1))
-                try store.add(userID: userID, secretSHA256: CookieSecret.sha256(bytes), at: now, expiresAt: expiresAt)
+                try store.add(
+                    userID: userID, secretSHA256: CookieSecret.sha256(bytes), at: now, expiresAt: expiresAt,
+                    address: address)
             }
         }
         return SignedIn(cookieValue: secret, userID: userID, expiresAt: expiresAt)
     }
 
     /// The visitor the session cookie value `cookieValue` speaks for at `now`, recording
-    /// the use (at most once a minute); ``ServiceError/Kind/unauthorized`` for a value
-    /// that is malformed, unknown, past its end or idle too long.
-    public func visitor(cookieValue: String, now: Int64) throws(ServiceError) -> Visitor {
+    /// the use and the client address `address` (at most once a minute);
+    /// ``ServiceError/Kind/unauthorized`` for a value that is malformed, unknown, past its
+    /// end or idle too long.
+    ///
+    /// Unlike a token, a session has no id to find it by apart from its secret: it is found
+    /// by the SHA-256 of the whole cookie value, which is computed whether the session
+    /// exists or not, so the time of a look-up says nothing about which sessions exist that
+    /// the hash of a guessed secret would not.
+    public func visitor(cookieValue: String, now: Int64, address: String? = nil) throws(ServiceError) -> Visitor {
         guard let bytes = CookieSecret.bytes(of: cookieValue),
             let csrfToken = CookieSecret.formToken(for: cookieValue, purpose: .session)
         else { throw Self.signedOut }
@@ -114,11 +124,33 @@ public struct WebSessionService {
         if now - record.lastUsedAt >= 60 {
             try ServiceError.wrapping {
                 try session.asUser(record.userID) {
-                    try store.markUsed(userID: record.userID, secretSHA256: hash, at: now)
+                    try store.markUsed(userID: record.userID, secretSHA256: hash, at: now, address: address)
                 }
             }
         }
         return Visitor(userID: record.userID, expiresAt: record.expiresAt, csrfToken: csrfToken, secretSHA256: hash)
+    }
+
+    /// The valid sessions of user `userID` at `now`, most recently used first, `current`'s
+    /// marked; never a session's id or its hash.
+    public func list(userID: Int64, current: Visitor?, now: Int64) throws(ServiceError) -> [WebSessionStore.Listed] {
+        try ServiceError.wrapping {
+            try session.asUser(userID) {
+                try WebSessionStore(connection: session.connection).list(
+                    userID: userID, current: current?.secretSHA256, now: now, idleSince: now - policy.idleSeconds)
+            }
+        }
+    }
+
+    /// Ends every session of user `userID` but `keeping` (every one when `nil`); returns
+    /// how many ended.
+    public func endOthers(userID: Int64, keeping: Visitor?) throws(ServiceError) -> Int {
+        try ServiceError.wrapping {
+            try session.asUser(userID) {
+                try WebSessionStore(connection: session.connection).removeAll(
+                    userID: userID, keeping: keeping?.secretSHA256)
+            }
+        }
     }
 
     /// Ends `visitor`'s session.

@@ -95,6 +95,15 @@ public struct TokenStore {
         ).affectedRows > 0
     }
 
+    /// Revokes every valid token of the user at `now`; returns how many were revoked.
+    @discardableResult
+    public func revokeAll(userID: Int64, at now: Int64) throws -> Int {
+        try connection.execute(
+            "UPDATE api_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+            [.int64(userID), .timestamp(epochSeconds: now)], name: "tokens.revokeAll"
+        ).affectedRows
+    }
+
     /// The valid tokens with id `id` (ids are random: normally one, at most a few), looked
     /// up before the owner is known (function `sleepledger_token_credentials`, migration
     /// 0013). A prepared statement: the server runs it on every request.

@@ -50,6 +50,15 @@ extension WebFixtures {
         ]
     }
 
+    /// Web sessions: the one showing the page, one elsewhere at `address`, one with none recorded.
+    public static func sessions(address: String = "198.51.100.7") -> [SessionRow] {
+        [
+            SessionRow(createdAt: 1_742_000_000, lastUsedAt: 1_742_200_000, address: "192.0.2.1", isCurrent: true),
+            SessionRow(createdAt: 1_741_900_000, lastUsedAt: 1_742_100_000, address: address),
+            SessionRow(createdAt: 1_741_800_000, lastUsedAt: 1_741_800_000),
+        ]
+    }
+
     // function-length: the one list of every page the server renders, a line or two each;
     // split up, the list a reader checks for completeness would be scattered.
     /// Every page, as (name, document), with `value` in every place a person's value goes.
@@ -118,6 +127,7 @@ extension WebFixtures {
                 page(
                     SettingsView.page(
                         handle: handle, timeZone: value ?? "Europe/Berlin", goals: SleepGoals(), csrfToken: csrf,
+                        sessions: sessions(address: value ?? "198.51.100.7"), tokens: tokens(name: value ?? "phone"),
                         notice: notice))
             ))
         pages.append(

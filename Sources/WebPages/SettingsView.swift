@@ -4,14 +4,17 @@ import SleepReports
 
 /// The settings page (issue 14, item 4): time zone, target and minimum sleep (saved
 /// through `PATCH /api/v1/me` by `app.js`, so the summary is rebuilt at once, or posted to
-/// `/settings` without JavaScript), the password change, and deleting the account.
+/// `/settings` without JavaScript), the password change, where the person is signed in and
+/// their API tokens (issue 20: sign out everywhere else, revoke all tokens), and deleting
+/// the account.
 public enum SettingsView {
-    /// The settings page of `handle`, whose zone is `timeZone` and goals `goals`; the zone
-    /// list is `zones` (IANA identifiers; by default Foundation's
-    /// `TimeZone.knownTimeZoneIdentifiers`, sorted).
+    /// The settings page of `handle`, whose zone is `timeZone` and goals `goals`, with their
+    /// valid web `sessions` and their `tokens`; the zone list is `zones` (IANA identifiers;
+    /// by default Foundation's `TimeZone.knownTimeZoneIdentifiers`, sorted).
     public static func page(
         handle: String, timeZone: String, goals: SleepGoals, csrfToken: String,
-        zones: [String] = SettingsView.knownZones, notice: WebNotice? = nil
+        sessions: [SessionRow] = [], tokens: [TokenRow] = [], zones: [String] = SettingsView.knownZones,
+        notice: WebNotice? = nil
     ) -> WebPage {
         var options: [HTML] = []
         if !zones.contains(timeZone) {
@@ -47,9 +50,12 @@ public enum SettingsView {
             <input type="password" id="password-new" name="new_password" autocomplete="new-password" required></div>
             <div class="field"><label for="password-repeat">New password again</label>
             <input type="password" id="password-repeat" name="new_password_repeat" autocomplete="new-password" required></div>
+            <div class="field checkbox"><input type="checkbox" id="password-revoke-tokens" name="revoke_tokens" \
+            value="on"><label for="password-revoke-tokens">Also revoke all my API tokens</label></div>
             <p class="hint">Changing it signs you out everywhere else.</p>
             <div class="actions"><button type="submit">Change password</button></div>
             </form>
+            \(access(sessions: sessions, tokens: tokens, csrfToken: csrfToken))\
             <form id="delete-form" class="card danger-zone" method="post" action="\(WebPaths.deleteAccount)">
             <h2>Delete my account</h2>
             \(WebLayout.csrfInput(csrfToken))
@@ -63,6 +69,46 @@ public enum SettingsView {
 
             """
         return WebPage(title: "Settings", current: .settings, body: body, scripts: [WebAssets.appScript])
+    }
+
+    /// Where the person is signed in, with "sign out everywhere else", and their API tokens,
+    /// with "revoke all tokens".
+    static func access(sessions: [SessionRow], tokens: [TokenRow], csrfToken: String) -> HTML {
+        let rows = sessions.map { session -> HTML in
+            let mark: HTML = session.isCurrent ? " <strong>(this session)</strong>" : ""
+            return """
+                <tr><td>\(ReportFormat.utcTime(session.createdAt))\(mark)</td>\
+                <td>\(ReportFormat.utcTime(session.lastUsedAt))</td><td>\(session.address ?? "-")</td></tr>
+                """
+        }
+        let others = sessions.contains { !$0.isCurrent }
+        let validTokens = tokens.contains { $0.revokedAt == nil }
+        return """
+            <section id="sessions" class="card" aria-labelledby="sessions-heading">
+            <h2 id="sessions-heading">Where you are signed in</h2>
+            <div class="table-scroll"><table class="sessions">
+            <thead><tr><th scope="col">Signed in</th><th scope="col">Last used</th>\
+            <th scope="col">Address</th></tr></thead>
+            <tbody>\(rows.joined(separator: "\n"))</tbody>
+            </table></div>
+            <form id="end-sessions-form" method="post" action="\(WebPaths.endOtherSessions)">
+            \(WebLayout.csrfInput(csrfToken))
+            <div class="actions"><button type="submit" class="secondary"\(others ? "" : " disabled")>\
+            Sign out everywhere else</button></div>
+            </form>
+            </section>
+            <section id="access-tokens" class="card" aria-labelledby="access-tokens-heading">
+            <h2 id="access-tokens-heading">API tokens</h2>
+            <p>Create tokens and set up Health Auto Export on the <a href="\(WebPaths.tokens)">Tokens</a> page.</p>
+            \(TokensView.tokenList(tokens, csrfToken: csrfToken))\
+            <form id="revoke-tokens-form" method="post" action="\(WebPaths.revokeAllTokens)">
+            \(WebLayout.csrfInput(csrfToken))
+            <div class="actions"><button type="submit" class="secondary"\(validTokens ? "" : " disabled")>\
+            Revoke all tokens</button></div>
+            </form>
+            </section>
+
+            """
     }
 
     /// Every IANA zone Foundation knows, sorted.

@@ -17,6 +17,10 @@ public enum WebPaths {
     public static let settings = "/settings"
     /// Where the password form posts.
     public static let password = "/settings/password"
+    /// Where the sign-out-everywhere-else form posts.
+    public static let endOtherSessions = "/settings/sessions/end-others"
+    /// Where the revoke-all-tokens form posts.
+    public static let revokeAllTokens = "/settings/tokens/revoke-all"
     /// Where the delete-my-account form posts.
     public static let deleteAccount = "/settings/delete"
     /// The API tokens page; its create form posts here.

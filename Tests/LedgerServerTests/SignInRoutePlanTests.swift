@@ -114,6 +114,124 @@ struct SignInRoutePlanTests {
         #expect(pauses.recorded == [1, 2, 4])
     }
 
+    /// The session cookie's value a successful sign-in set.
+    static func sessionCookie(_ signedIn: HTTPResponse) throws -> String {
+        let cookie = try #require(setCookie("sleepledger_session", signedIn)?.split(separator: ";").first)
+        return String(cookie.dropFirst("sleepledger_session=".count))
+    }
+
+    /// A password-change form post in the session `session` from `address`.
+    static func changePassword(
+        _ routes: ServerRoutes, session: String, current: String, new: String = "a new horse battery staple",
+        address: String = "192.0.2.1"
+    ) -> HTTPResponse {
+        answer(
+            routes,
+            HTTPRequest(
+                method: "POST", path: WebPaths.password,
+                headers: ["content-type": "application/x-www-form-urlencoded"], clientAddress: address,
+                cookies: ["sleepledger_session": session],
+                form: [
+                    "csrf_token": CookieSecret.formToken(for: session, purpose: .session) ?? "",
+                    "current_password": current, "new_password": new, "new_password_repeat": new,
+                ]))
+    }
+
+    @Test("the current password at /settings/password is throttled like sign-in: slowed, then 429 (issue 20, F11)")
+    func passwordChangeThrottled() throws {
+        let (routes, pauses) = try Self.routes { $0.signInLimits.pairRefuseAfter = 6 }
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        let statuses = (0..<7).map { _ in
+            Self.changePassword(routes, session: session, current: "not the password").status
+        }
+        #expect(statuses == [403, 403, 403, 403, 403, 403, 429])
+        #expect(pauses.recorded == [1, 2, 4])
+        // The right password is refused too while the account's checks are refused, from
+        // any address: only a holder of the account's session makes them.
+        for address in ["192.0.2.1", "198.51.100.7"] {
+            let refused = Self.changePassword(routes, session: session, current: Self.password, address: address)
+            #expect(refused.status == 429 && refused.header("Retry-After") == "900")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("Too many wrong passwords. Try again in"))
+        }
+    }
+
+    @Test("a right current password clears the account's count: failures do not add up across changes")
+    func passwordChangeSuccessClears() throws {
+        let (routes, _) = try Self.routes { $0.signInLimits.pairRefuseAfter = 3 }
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        var password = Self.password
+        for round in 0..<3 {
+            for _ in 0..<2 {
+                #expect(Self.changePassword(routes, session: session, current: "not the password").status == 403)
+            }
+            let new = "new password number \(round)"
+            #expect(Self.changePassword(routes, session: session, current: password, new: new).status == 303)
+            password = new
+        }
+    }
+
+    /// A form post of `fields` to `path` in the session `session`, with its CSRF token.
+    static func post(_ routes: ServerRoutes, _ path: String, session: String, _ fields: [String: String] = [:])
+        -> HTTPResponse
+    {
+        answer(
+            routes,
+            HTTPRequest(
+                method: "POST", path: path, headers: ["content-type": "application/x-www-form-urlencoded"],
+                cookies: ["sleepledger_session": session],
+                form: fields.merging([
+                    "csrf_token": CookieSecret.formToken(for: session, purpose: .session) ?? ""
+                ]) { $1 }))
+    }
+
+    /// The settings page as the session `session` sees it, with the notice `done` names.
+    static func settings(_ routes: ServerRoutes, session: String, done: String? = nil) -> String {
+        String(
+            decoding: answer(
+                routes,
+                HTTPRequest(
+                    method: "GET", path: WebPaths.settings, query: done.map { ["done": $0] } ?? [:],
+                    cookies: ["sleepledger_session": session])
+            ).body, as: UTF8.self)
+    }
+
+    @Test(
+        "settings: sessions and tokens listed; sign out everywhere else; revoke all; a password change revoking tokens")
+    func settingsAccess() throws {
+        let (routes, _) = try Self.routes()
+        let session = try Self.sessionCookie(try Self.signIn(routes, password: Self.password))
+        let other = try Self.sessionCookie(try Self.signIn(routes, password: Self.password, address: "198.51.100.7"))
+        let created = Self.post(routes, WebPaths.tokens, session: session, ["name": "phone", "scope": "ingest"])
+        #expect(created.status == 201)
+        var page = Self.settings(routes, session: session)
+        #expect(page.contains("198.51.100.7") && page.contains("(this session)"))
+        #expect(!page.contains(session) && !page.contains(other))
+        let ended = Self.post(routes, WebPaths.endOtherSessions, session: session)
+        #expect(ended.status == 303 && ended.header("Location") == "/settings?done=sessions-ended")
+        page = Self.settings(routes, session: session, done: "sessions-ended")
+        #expect(!page.contains("198.51.100.7") && page.contains("You are signed out everywhere else."))
+        let signedOut = Self.answer(
+            routes, HTTPRequest(method: "GET", path: WebPaths.settings, cookies: ["sleepledger_session": other]))
+        #expect(signedOut.status == 303 && signedOut.header("Location") == WebPaths.signIn)
+
+        let revoked = Self.post(routes, WebPaths.revokeAllTokens, session: session)
+        #expect(revoked.status == 303 && revoked.header("Location") == "/settings?done=tokens-revoked")
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 2)
+        _ = Self.post(routes, WebPaths.tokens, session: session, ["name": "laptop", "scope": "full"])
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 2 && page.contains("laptop"))
+        let changed = Self.post(
+            routes, WebPaths.password, session: session,
+            [
+                "current_password": Self.password, "new_password": "another horse battery staple",
+                "new_password_repeat": "another horse battery staple", "revoke_tokens": "on",
+            ])
+        #expect(changed.header("Location") == "/settings?done=password-changed-tokens-revoked")
+        page = Self.settings(routes, session: session)
+        #expect(page.components(separatedBy: "<tr class=\"revoked\">").count == 3)
+    }
+
     @Test(
         "a page's form must be url-encoded or multipart (415) and at most 16 KiB (413), refused from its head",
         arguments: [

@@ -3,6 +3,7 @@ import LedgerCrypto
 import LedgerServices
 import LedgerStore
 import PostgresClient
+import Synchronization
 import Testing
 
 @testable import LedgerServices
@@ -91,6 +92,52 @@ struct TokenServiceTests {
             #expect(
                 try store.credentials(id: issued.record.id).map(\.lastUsedAt) == [Self.now + Int64(recorded)],
                 "\(offset)")
+        }
+    }
+
+    /// The hashes and constant-time comparisons a token check made.
+    final class CheckCount: Sendable {
+        private let counts = Mutex<(hashes: Int, comparisons: Int)>((0, 0))
+        var recorded: (hashes: Int, comparisons: Int) { counts.withLock { $0 } }
+
+        /// SHA-256 and the constant-time comparison, counted.
+        var check: TokenService.Check {
+            TokenService.Check(
+                digest: { bytes in
+                    self.counts.withLock { $0.hashes += 1 }
+                    return SHA256Digest.digest(of: bytes)
+                },
+                equals: { first, second in
+                    self.counts.withLock { $0.comparisons += 1 }
+                    return ConstantTime.equals(first, second)
+                })
+        }
+    }
+
+    @Test("a check hashes and compares once whether the id is unknown, revoked, known with a wrong secret or right")
+    func sameWorkWhetherTheIDExists() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.close() }
+        let anna = try fixture.addUser()
+        let tokens = TokenService(session: fixture.session)
+        let right = try tokens.create(for: anna, name: "phone", scope: .full)
+        let other = try tokens.create(for: anna, name: "laptop", scope: .full)
+        let revoked = try tokens.create(for: anna, name: "old", scope: .full)
+        try tokens.revoke(for: anna, id: TokenService.idText(revoked.record.id), now: Self.now)
+        let secret = String(right.token.dropFirst(20))
+        let unknownID = TokenService.idText(max(1, right.record.id ^ 0x5A5A))
+        let cases: [(String, Bool)] = [
+            (right.token, true), (String(right.token.prefix(20)) + String(other.token.dropFirst(20)), false),
+            ("sl_" + unknownID + "_" + secret, false), (revoked.token, false),
+        ]
+        for (presented, isValid) in cases {
+            let count = CheckCount()
+            let result = Result {
+                try TokenService(session: fixture.session, check: count.check).authenticate(
+                    presented, now: Self.now)
+            }
+            #expect(((try? result.get()) != nil) == isValid, "\(presented)")
+            #expect(count.recorded.hashes == 1 && count.recorded.comparisons == 1, "\(presented)")
         }
     }
 

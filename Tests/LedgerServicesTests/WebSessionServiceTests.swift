@@ -281,6 +281,67 @@ struct WebSessionServiceTests {
         #expect(try Self.sessions(fixture, ben) == 1)
     }
 
+    @Test("a person's sessions are listed with their last address (recorded at most once a minute), theirs only")
+    func listedWithAddresses() throws {
+        let (fixture, server, anna, _) = try Self.setUp()
+        defer {
+            server.close()
+            fixture.close()
+        }
+        _ = try PasswordService(session: fixture.session, hashing: Self.hashing).set(
+            handle: "ben", password: "bens own password", now: Self.now)
+        let sessions = WebSessionService(
+            session: server, hashing: Self.hashing, policy: .init(lifetimeSeconds: 86_400, idleSeconds: 3600))
+        let phone = try sessions.signIn(handle: "anna", password: Self.password, now: Self.now, address: "192.0.2.1")
+        let laptop = try sessions.signIn(handle: "anna", password: Self.password, now: Self.now + 1)
+        _ = try sessions.signIn(handle: "ben", password: "bens own password", now: Self.now, address: "203.0.113.9")
+        let visitor = try sessions.visitor(cookieValue: laptop.cookieValue, now: Self.now + 2, address: "2001:db8::1")
+        // Within the minute the use is not recorded, nor its address.
+        var listed = try sessions.list(userID: anna.id, current: visitor, now: Self.now + 2)
+        #expect(listed.map(\.address) == [nil, "192.0.2.1"])
+        #expect(listed.map(\.isCurrent) == [true, false] && listed.map(\.createdAt) == [Self.now + 1, Self.now])
+        // A minute on, the phone's use records its new address and puts it first.
+        _ = try sessions.visitor(cookieValue: phone.cookieValue, now: Self.now + 70, address: "198.51.100.7")
+        _ = try sessions.visitor(cookieValue: laptop.cookieValue, now: Self.now + 65, address: "2001:db8::1")
+        listed = try sessions.list(userID: anna.id, current: visitor, now: Self.now + 70)
+        #expect(listed.map(\.address) == ["198.51.100.7", "2001:db8::1"])
+        #expect(listed.map(\.lastUsedAt) == [Self.now + 70, Self.now + 65])
+        #expect(try sessions.list(userID: anna.id, current: nil, now: Self.now + 70).allSatisfy { !$0.isCurrent })
+        // Idle ones are not listed; and an over-long address is not kept.
+        #expect(try sessions.list(userID: anna.id, current: nil, now: Self.now + 3666).count == 1)
+        _ = try sessions.visitor(
+            cookieValue: phone.cookieValue, now: Self.now + 200, address: String(repeating: "x", count: 200))
+        #expect(try sessions.list(userID: anna.id, current: nil, now: Self.now + 200).first?.address == "198.51.100.7")
+        // Sign out everywhere else: Ben's session stays.
+        #expect(try sessions.endOthers(userID: anna.id, keeping: visitor) == 1)
+        #expect(try sessions.list(userID: anna.id, current: visitor, now: Self.now + 200).map(\.isCurrent) == [true])
+        #expect(try Self.sessions(fixture, anna) == 1)
+        #expect(try sessions.endOthers(userID: anna.id, keeping: nil) == 1)
+        #expect(try Self.sessions(fixture, anna) == 0)
+    }
+
+    @Test("a change of password revokes the person's tokens when asked to, and only theirs", arguments: [false, true])
+    func changeRevokingTokens(revokingTokens: Bool) throws {
+        let (fixture, server, anna, ben) = try Self.setUp()
+        defer {
+            server.close()
+            fixture.close()
+        }
+        let tokens = TokenService(session: fixture.session)
+        let annas = try tokens.create(for: anna, name: "phone", scope: .ingest)
+        _ = try tokens.create(for: ben, name: "phone", scope: .ingest)
+        let sessions = WebSessionService(session: server, hashing: Self.hashing)
+        let laptop = try sessions.signIn(handle: "anna", password: Self.password, now: Self.now)
+        let visitor = try sessions.visitor(cookieValue: laptop.cookieValue, now: Self.now)
+        try PasswordService(session: server, hashing: Self.hashing).change(
+            userID: anna.id, current: Self.password, new: "a brand new passphrase", keeping: visitor,
+            revokingTokens: revokingTokens, now: Self.now + 5)
+        #expect(try tokens.list(for: anna).map(\.revokedAt) == [revokingTokens ? Self.now + 5 : nil])
+        #expect(try tokens.list(for: ben).map(\.revokedAt) == [nil])
+        let check = Result { try TokenService(session: server).authenticate(annas.token, now: Self.now + 6) }
+        #expect(((try? check.get()) == nil) == revokingTokens)
+    }
+
     @Test("signing in removes ended sessions, and the oldest beyond the most a person keeps")
     func pruning() throws {
         let (fixture, server, anna, _) = try Self.setUp()

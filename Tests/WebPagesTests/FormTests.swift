@@ -103,6 +103,28 @@ struct FormTests {
         #expect(empty.text.contains("No night stored that woke from \(WebFixtures.asOf) through \(WebFixtures.asOf)."))
     }
 
+    @Test("settings: where the person is signed in (this session marked, addresses) and their tokens, no secret")
+    func settingsAccess() throws {
+        let page = SettingsView.page(
+            handle: "anna", timeZone: "UTC", goals: SleepGoals(), csrfToken: "t", sessions: WebFixtures.sessions(),
+            tokens: WebFixtures.tokens())
+        let scan = Self.scan(page)
+        let html = WebLayout.render(page, signedIn: "anna", csrfToken: "t")
+        let sessionRows = html.matches(of: /<table class="sessions">.*?<\/table>/.dotMatchesNewlines()).first.map {
+            String($0.0)
+        }
+        let sessions = try #require(sessionRows)
+        #expect(sessions.contains("192.0.2.1") && sessions.contains("198.51.100.7"))
+        #expect(sessions.components(separatedBy: "(this session)").count == 2)
+        #expect(sessions.components(separatedBy: "<tr>").count == 5)
+        // The tokens as the tokens page lists them: ids, never a secret; every form has its CSRF field.
+        #expect(html.contains("24d6149b81e45162") && html.contains("17e341c8906e8ad1") && !html.contains("sl_"))
+        #expect(scan.elements("button").allSatisfy { $0.attributes["disabled"] == nil })
+        for form in html.matches(of: /<form [^>]*method="post"[^>]*>.*?<\/form>/.dotMatchesNewlines()) {
+            #expect(form.0.contains("name=\"csrf_token\" value=\"t\""), "\(form.0.prefix(80))")
+        }
+    }
+
     @Test(
         "settings: every known zone with the person's selected, goals as hours and minutes, password and delete forms")
     func settings() throws {
@@ -120,7 +142,11 @@ struct FormTests {
         #expect(values["target_hours"] == "7" && values["target_minutes"] == "30")
         #expect(values["minimum_hours"] == "6" && values["minimum_minutes"] == "45")
         let forms = scan.elements("form").map { ($0.attributes["id"] ?? "", $0.attributes["action"] ?? "") }
-        #expect(forms.map(\.1) == ["/sign-out", "/settings", "/settings/password", "/settings/delete"])
+        #expect(
+            forms.map(\.1) == [
+                "/sign-out", "/settings", "/settings/password", "/settings/sessions/end-others",
+                "/settings/tokens/revoke-all", "/settings/delete",
+            ])
         #expect(
             scan.elements("form").first { $0.attributes["id"] == "settings-form" }?.attributes["data-api"]
                 == "/api/v1/me")
@@ -133,6 +159,14 @@ struct FormTests {
                 $0.attributes["name"] == "confirm_handle" && $0.attributes["required"] != nil
             })
         #expect(scan.elements("script").map { $0.attributes["src"] } == [WebAssets.appScript.path])
+
+        // The password form offers to revoke the tokens too; with no other session and no
+        // valid token, ending them is offered but disabled.
+        #expect(scan.elements("input").contains { $0.attributes["name"] == "revoke_tokens" })
+        #expect(
+            scan.elements("button").filter { $0.attributes["disabled"] != nil }.map(\.textAfter) == [
+                "Sign out everywhere else", "Revoke all tokens",
+            ])
 
         // A zone Foundation does not list (a fixed offset) is kept and selected.
         let other = Self.scan(SettingsView.page(handle: "anna", timeZone: "GMT+02:00", goals: goals, csrfToken: "t"))

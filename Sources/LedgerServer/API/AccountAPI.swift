@@ -1,31 +1,54 @@
 import LedgerServices
 
-/// The caller's account (`/api/v1/me`): read it, change the zone and goals (the rollup
-/// runs at once), delete it with everything in it. A `full` token or the session cookie.
+/// The caller's account (`/api/v1/me`): read it with its web sessions and tokens, change
+/// the zone and goals (the rollup runs at once), delete it with everything in it; end the
+/// caller's other web sessions (`/api/v1/me/sessions`). A `full` token or the session
+/// cookie.
 enum AccountAPI {
     static let routes: [Route] = [
         Route("GET", "/api/v1/me", access: .token(.full)) { context in
             _ = try context.query([])
-            return .respond(.json(AccountDocument(try context.account().account())))
+            return .respond(.json(try document(try context.account().account(), context)))
         },
         Route("PATCH", "/api/v1/me", access: .token(.full)) { context in
             let account = try context.account()
-            let server = context.server
-            return try JSONBody.plan(context) { body in try changeSettings(body, account, server) }
+            return try JSONBody.plan(context) { body in try changeSettings(body, account, context) }
         },
         Route("DELETE", "/api/v1/me", access: .token(.full)) { context in
             let account = try context.account()
             let host = context.server.configuration.hostName
             return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
         },
+        Route("DELETE", "/api/v1/me/sessions", access: .token(.full)) { context in
+            struct Ended: Encodable {
+                var endedSessions: Int
+                enum CodingKeys: String, CodingKey { case endedSessions = "ended_sessions" }
+            }
+            _ = try context.query([])
+            let caller = try context.requireCaller()
+            let ended = try context.server.access.endOtherSessions(userID: caller.userID, keeping: caller.visitor)
+            return .respond(.json(Ended(endedSessions: ended)))
+        },
     ]
+
+    /// The document of `account` with the caller's valid web sessions (the one asking
+    /// marked) and tokens.
+    static func document(_ account: UserService.Account, _ context: RequestContext) throws -> AccountDocument {
+        let caller = try context.requireCaller()
+        let server = context.server
+        return AccountDocument(
+            account,
+            sessions: try server.access.sessions(userID: caller.userID, current: caller.visitor, now: server.now()),
+            tokens: try context.account().tokens())
+    }
 
     /// How long deleting an account waits for an import of it that runs.
     static let deletionLockWaitSeconds = 15.0
 
-    static func changeSettings(_ body: [UInt8], _ account: AccountService, _ server: ServerEnvironment) throws
+    static func changeSettings(_ body: [UInt8], _ account: AccountService, _ context: RequestContext) throws
         -> HTTPResponse
     {
+        let server = context.server
         struct Change: Decodable {
             var timeZone: String?
             var targetSeconds: Int64?
@@ -45,7 +68,7 @@ enum AccountAPI {
         let changed = try account.changeSettings(
             timeZone: change.timeZone, targetSeconds: change.targetSeconds, minimumSeconds: change.minimumSeconds,
             rollingUpWith: server.database, now: server.now())
-        return .json(AccountDocument(changed))
+        return .json(try document(changed, context))
     }
 
     static func delete(_ body: [UInt8], _ account: AccountService, host: String) throws -> HTTPResponse {

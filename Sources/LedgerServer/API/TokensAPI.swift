@@ -1,7 +1,7 @@
 import LedgerServices
 import LedgerStore
 
-/// The caller's API tokens: list, create (the secret shown once), revoke.
+/// The caller's API tokens: list, create (the secret shown once), revoke one, revoke all.
 enum TokensAPI {
     static let routes: [Route] = [
         Route("GET", "/api/v1/tokens", access: .token(.full)) { context in
@@ -12,6 +12,15 @@ enum TokensAPI {
         Route("POST", "/api/v1/tokens", access: .token(.full)) { context in
             let account = try context.account()
             return try JSONBody.plan(context) { body in try create(body, account) }
+        },
+        Route("DELETE", "/api/v1/tokens", access: .token(.full)) { context in
+            struct Revoked: Encodable {
+                var revokedTokens: Int
+                enum CodingKeys: String, CodingKey { case revokedTokens = "revoked_tokens" }
+            }
+            _ = try context.query([])
+            let revoked = try context.account().revokeAllTokens(now: context.server.now())
+            return .respond(.json(Revoked(revokedTokens: revoked)))
         },
         Route("DELETE", "/api/v1/tokens/{id}", access: .token(.full)) { context in
             _ = try context.query([])

@@ -131,7 +131,10 @@ enum PageNotice: String, CaseIterable {
     case settingsSaved = "settings-saved"
     case settingsPending = "settings-pending"
     case passwordChanged = "password-changed"
+    case passwordChangedTokensRevoked = "password-changed-tokens-revoked"
     case tokenRevoked = "token-revoked"
+    case otherSessionsEnded = "sessions-ended"
+    case tokensRevoked = "tokens-revoked"
 
     /// The notice shown.
     var notice: WebNotice {
@@ -141,7 +144,11 @@ enum PageNotice: String, CaseIterable {
         case .settingsSaved: WebNotice(.success, "Settings saved; your summaries follow them.")
         case .settingsPending: WebNotice(.success, "Settings saved; your summaries follow them within a few minutes.")
         case .passwordChanged: WebNotice(.success, "Password changed. Your other sessions were signed out.")
+        case .passwordChangedTokensRevoked:
+            WebNotice(.success, "Password changed. Your other sessions were signed out and your API tokens revoked.")
         case .tokenRevoked: WebNotice(.success, "Token revoked: it no longer works.")
+        case .otherSessionsEnded: WebNotice(.success, "You are signed out everywhere else.")
+        case .tokensRevoked: WebNotice(.success, "All your API tokens are revoked: none of them works any more.")
         }
     }
 

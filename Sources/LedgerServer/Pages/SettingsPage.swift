@@ -1,9 +1,10 @@
 import LedgerServices
+import LedgerStore
 import WebPages
 
-/// `GET /settings`: time zone, goals, password and deleting the account, with the forms
-/// that change them (each answered `303` back with a notice, or the page again with the
-/// reason).
+/// `GET /settings`: time zone, goals, password, where the person is signed in and their
+/// API tokens, and deleting the account, with the forms that change them (each answered
+/// `303` back with a notice, or the page again with the reason).
 enum SettingsPage {
     static let routes: [Route] = [
         Route("GET", WebPaths.settings, access: .signedIn) { context in
@@ -16,19 +17,37 @@ enum SettingsPage {
         Route("POST", WebPaths.password, access: .signedIn) { context in
             PageRendering.form(context) { request in try changePassword(request.form, context) }
         },
+        Route("POST", WebPaths.endOtherSessions, access: .signedIn) { context in
+            PageRendering.form(context) { _ in
+                let visitor = try context.requireVisitor()
+                _ = try context.server.access.endOtherSessions(userID: visitor.userID, keeping: visitor)
+                return .seeOther(PageNotice.otherSessionsEnded.on(WebPaths.settings))
+            }
+        },
+        Route("POST", WebPaths.revokeAllTokens, access: .signedIn) { context in
+            PageRendering.form(context) { _ in
+                _ = try context.account().revokeAllTokens(now: context.server.now())
+                return .seeOther(PageNotice.tokensRevoked.on(WebPaths.settings))
+            }
+        },
         Route("POST", WebPaths.deleteAccount, access: .signedIn) { context in
             PageRendering.form(context) { request in try delete(request.form, context) }
         },
     ]
 
-    /// The settings page with the stored values and `notice`, answered with `status`.
-    static func page(_ context: RequestContext, notice: WebNotice?, status: Int = 200) throws -> HTTPResponse {
+    /// The settings page with the stored values and `notice`, answered with `status` and `headers`.
+    static func page(
+        _ context: RequestContext, notice: WebNotice?, status: Int = 200, headers: [HTTPResponse.Header] = []
+    ) throws -> HTTPResponse {
         let visitor = try context.requireVisitor()
-        let user = try context.account().account().user
+        let account = try context.account()
+        let user = try account.account().user
+        let sessions = try context.server.access.sessions(
+            userID: visitor.userID, current: visitor, now: context.server.now())
         let page = SettingsView.page(
             handle: user.handle, timeZone: user.timeZoneIdentifier, goals: user.goals, csrfToken: visitor.csrfToken,
-            notice: notice)
-        return PageRendering.personal(page, visitor, handle: user.handle, status: status)
+            sessions: sessions.map(SessionRow.init), tokens: try account.tokens().map(TokenRow.init), notice: notice)
+        return PageRendering.personal(page, visitor, handle: user.handle, status: status, headers: headers)
     }
 
     /// The page again with an error notice, answered with `status`.
@@ -67,19 +86,41 @@ enum SettingsPage {
     }
 
     /// `POST /settings/password` (`current_password`, `new_password`,
-    /// `new_password_repeat`): the password changed and every other session ended; 400 or
-    /// 403 (a wrong current password) with the page again.
+    /// `new_password_repeat`, `revoke_tokens`): the password changed, every other session
+    /// ended and, with `revoke_tokens` checked, every API token revoked; 400 or 403 (a
+    /// wrong current password) with the page again. The check of the current
+    /// password is throttled as sign-ins are, per account and per client address
+    /// (``SignInThrottle/beginPasswordCheck(userID:address:now:)``): 429 with `Retry-After`
+    /// and the page again while refused.
     static func changePassword(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
         let new = form["new_password"] ?? ""
         guard new == (form["new_password_repeat"] ?? "") else {
             return try refused(context, "The two new passwords differ; nothing was changed.", status: 400)
         }
         let visitor = try context.requireVisitor()
+        let isRevokingTokens = form["revoke_tokens"] == "on"
+        let server = context.server
+        let address = context.request.clientAddress
+        let started = server.now()
+        switch server.signInThrottle.beginPasswordCheck(userID: visitor.userID, address: address, now: started) {
+        case .refuse(let retryAfter):
+            return try page(
+                context,
+                notice: WebNotice(
+                    .error,
+                    "Too many wrong passwords. Try again in \(SignInPages.minutes(retryAfter)); nothing was changed."),
+                status: 429, headers: [.init("Retry-After", String(retryAfter))])
+        case .proceed(let delay):
+            if delay > 0 { server.pause(delay) }
+        }
         do {
-            try context.server.access.changePassword(
+            try server.access.changePassword(
                 userID: visitor.userID, current: form["current_password"] ?? "", new: new, keeping: visitor,
-                now: context.server.now())
+                revokingTokens: isRevokingTokens, now: started)
         } catch {
+            if error.kind != .forbidden {
+                server.signInThrottle.passwordCheckAbandoned(userID: visitor.userID, address: address)
+            }
             switch error.kind {
             case .forbidden:
                 return try refused(context, "The current password is wrong; nothing was changed.", status: 403)
@@ -89,7 +130,9 @@ enum SettingsPage {
                 throw error
             }
         }
-        return .seeOther(PageNotice.passwordChanged.on(WebPaths.settings))
+        server.signInThrottle.passwordCheckSucceeded(userID: visitor.userID, address: address)
+        let done: PageNotice = isRevokingTokens ? .passwordChangedTokensRevoked : .passwordChanged
+        return .seeOther(done.on(WebPaths.settings))
     }
 
     /// `POST /settings/delete` (`confirm_handle`): the account and every row of it deleted
@@ -110,5 +153,14 @@ enum SettingsPage {
                 linkText: "Sign in with another account", linkPath: WebPaths.signIn, status: 200,
                 headers: [WebCookie.clear(WebCookie.session, path: "/", secure: context.server.isSecureCookie)])
         }
+    }
+}
+
+extension SessionRow {
+    /// The page's row of a session: never its id.
+    init(_ session: WebSessionStore.Listed) {
+        self.init(
+            createdAt: session.createdAt, lastUsedAt: session.lastUsedAt, address: session.address,
+            isCurrent: session.isCurrent)
     }
 }

@@ -80,7 +80,8 @@ enum SignInPages {
         }
         let signedIn: WebSessionService.SignedIn
         do {
-            signedIn = try server.access.signIn(handle: handle, password: password, now: started)
+            signedIn = try server.access.signIn(
+                handle: handle, password: password, now: started, address: request.clientAddress)
         } catch  where error.kind == .unauthorized {
             return try again("The handle or the password is wrong.", 403)
         } catch {

@@ -22,7 +22,10 @@ struct Authentication: Middleware {
                 guard scope == .ingest || caller.scope == .full else { throw Self.fullScopeRequired }
                 context.authenticated(as: Caller(caller))
             } else if let cookie = request.cookies[WebCookie.session] {
-                guard let visitor = try server.access.visitor(cookieValue: cookie, now: server.now()) else {
+                guard
+                    let visitor = try server.access.visitor(
+                        cookieValue: cookie, now: server.now(), address: request.clientAddress)
+                else {
                     throw ServiceError(.unauthorized, "the session has ended; sign in again")
                 }
                 context.authenticated(as: Caller(visitor))
@@ -31,7 +34,8 @@ struct Authentication: Middleware {
             }
         case .signedIn:
             guard let cookie = request.cookies[WebCookie.session],
-                let visitor = try server.access.visitor(cookieValue: cookie, now: server.now())
+                let visitor = try server.access.visitor(
+                    cookieValue: cookie, now: server.now(), address: request.clientAddress)
             else { return .respond(.seeOther(WebPaths.signIn, headers: server.clearingSession(request))) }
             context.authenticated(as: Caller(visitor))
         }
