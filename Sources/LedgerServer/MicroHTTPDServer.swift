@@ -138,6 +138,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     let listener: Listener
     private let route: @Sendable (HTTPRequest) -> RoutedRequest
+    private let isInstant: @Sendable (HTTPRequest) -> Bool
     private let metrics: ServerMetrics?
     private let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
@@ -148,20 +149,26 @@ final class MicroHTTPDServer: @unchecked Sendable {
     /// The requests whose connection is suspended while a request worker has them; the
     /// stop resumes them (libmicrohttpd aborts when stopped with a suspended connection).
     private let suspended = Mutex<[ObjectIdentifier: RequestState]>([:])
+    /// Held shared while a worker resumes a connection, exclusively while the daemon stops:
+    /// no resume reaches a stopped daemon, and workers never wait for each other.
+    private let resuming = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
     let watch: ConnectionWatch
     private let workers: RequestWorkers
     private let trustedProxyKey: String?
 
-    /// A daemon for `listener` answering with what `route` makes of a request; after each
-    /// request, records it in `metrics` under the template `route` matched (never the raw
-    /// path), and writes an access-log line to `log` (both optional: the metrics listener
-    /// has neither).
+    /// A daemon for `listener` answering with what `route` makes of a request (on the
+    /// polling thread when `isInstant` says routing it cannot block, else on a request
+    /// thread); after each request, records it in `metrics` under the template `route`
+    /// matched (never the raw path), and writes an access-log line to `log` (both optional:
+    /// the metrics listener has neither).
     init(
         listener: Listener, route: @escaping @Sendable (HTTPRequest) -> RoutedRequest,
-        metrics: ServerMetrics? = nil, log: (@Sendable (String) -> Void)?
+        isInstant: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }, metrics: ServerMetrics? = nil,
+        log: (@Sendable (String) -> Void)?
     ) {
         self.listener = listener
         self.route = route
+        self.isInstant = isInstant
         self.metrics = metrics
         self.log = log
         watch = ConnectionWatch(
@@ -169,13 +176,21 @@ final class MicroHTTPDServer: @unchecked Sendable {
             onCut: { [metrics] cut in metrics?.recordCut(cut) })
         workers = RequestWorkers(count: listener.requestThreads, name: "request")
         trustedProxyKey = listener.trustedProxy.map(ClientAddressKey.key)
+        pthread_rwlock_init(resuming, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(resuming)
+        resuming.deallocate()
     }
 
     /// The API's daemon: ``ServerRoutes`` on the configured listener, TLS with `tls`.
     convenience init(
         routes: ServerRoutes, tls: TLSCredentials?, metrics: ServerMetrics?, log: @escaping @Sendable (String) -> Void
     ) {
-        self.init(listener: .api(routes.configuration, tls: tls), route: routes.route, metrics: metrics, log: log)
+        self.init(
+            listener: .api(routes.configuration, tls: tls), route: routes.route, isInstant: routes.isInstant,
+            metrics: metrics, log: log)
     }
 
     /// Requests being answered now.
@@ -194,7 +209,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         // epoll on a few polling threads; handlers suspend connections and resume them.
         var flags =
             UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
-            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
         if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, listener.pollingThreads), ptr_value: nil),
@@ -289,15 +304,18 @@ final class MicroHTTPDServer: @unchecked Sendable {
     /// resumed first and close without an answer).
     func stop() {
         guard let daemon else { return }
-        suspended.withLock { suspended in
-            for state in suspended.values {
-                state.isAbandoned = true
-                MHD_resume_connection(state.connection)
-            }
-            suspended.removeAll()
+        pthread_rwlock_wrlock(resuming)
+        let abandoned = suspended.withLock { suspended in
+            defer { suspended.removeAll() }
+            return Array(suspended.values)
+        }
+        for state in abandoned {
+            state.isAbandoned = true
+            MHD_resume_connection(state.connection)
         }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        pthread_rwlock_unlock(resuming)
         watch.stop()
         workers.stop()
     }
@@ -311,11 +329,11 @@ final class MicroHTTPDServer: @unchecked Sendable {
         suspended.withLock { $0[ObjectIdentifier(state)] = state }
         workers.submit { [self] in
             work()
-            suspended.withLock { suspended in
-                // Gone when the stop resumed it already.
-                guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
-                MHD_resume_connection(state.connection)
-            }
+            pthread_rwlock_rdlock(resuming)
+            defer { pthread_rwlock_unlock(resuming) }
+            // Gone when the stop resumed it already.
+            guard suspended.withLock({ $0.removeValue(forKey: ObjectIdentifier(state)) }) != nil else { return }
+            MHD_resume_connection(state.connection)
         }
         return .YES
     }
@@ -444,6 +462,14 @@ final class MicroHTTPDServer: @unchecked Sendable {
             let state = begin(connection, url: url, method: method)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
             guard state.stage == .routing else { return routed(state) }
+            if isInstant(state.request) {
+                // Answered without blocking (a static file, 404, 405): routed here.
+                let routed = route(state.request)
+                state.plan = routed.plan
+                state.routeTemplate = routed.template
+                state.stage = .receiving
+                return self.routed(state)
+            }
             return suspend(state) { [route, self] in
                 let routed = route(state.request)
                 state.plan = routed.plan

@@ -38,8 +38,10 @@ final class RequestWorkers: @unchecked Sendable {
     func submit(_ work: @escaping @Sendable () -> Void) {
         condition.lock()
         queue.append(work)
-        condition.signal()
+        let isWaited = busy < count
         condition.unlock()
+        // Signalled after the unlock: the woken thread does not wait for the lock.
+        if isWaited { condition.signal() }
     }
 
     /// Lets the threads end once the work handed in is done.
