@@ -44,7 +44,6 @@ enum ServeCommand {
                                     reading a body or waiting for an answer at once; more
                                     get 503 (default 64)
           --db-sessions N           Database sessions at most, workers included (default 16)
-          --request-threads N       Threads that route requests and make answers (default 16)
           --hsts-max-age SECONDS    Strict-Transport-Security max-age when people reach the
                                     server over HTTPS (default 31536000; 0: none)
           --stop-deadline SECONDS   On SIGTERM, how long running uploads may go on (default 30)
@@ -68,7 +67,7 @@ enum ServeCommand {
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
         "sign-in-limits", "sign-in-lockout", "password-hashes", "head-timeout", "min-body-rate", "body-rate-window",
-        "max-anonymous", "db-sessions", "request-threads", "hsts-max-age", JobCPUOption.name,
+        "max-anonymous", "db-sessions", "hsts-max-age", JobCPUOption.name,
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -189,9 +188,6 @@ enum ServeCommand {
         }
         if let text = arguments.value("db-sessions") {
             configuration.databaseSessions = try number(text, "db-sessions")
-        }
-        if let text = arguments.value("request-threads") {
-            configuration.requestThreads = try number(text, "request-threads")
         }
         if let text = arguments.value("hsts-max-age") {
             configuration.hstsMaxAgeSeconds = try number(text, "hsts-max-age")

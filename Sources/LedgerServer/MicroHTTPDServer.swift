@@ -2,7 +2,6 @@ import CMicroHTTPD
 import Foundation
 import Glibc
 import LedgerServices
-import Synchronization
 
 /// The one file that owns every libmicrohttpd callback: it turns libmicrohttpd's calls
 /// into ``HTTPRequest`` values, asks its routes (``ServerRoutes``, or ``MetricsRoutes``
@@ -10,16 +9,18 @@ import Synchronization
 /// and after each request records it in ``ServerMetrics`` and writes one access-log line
 /// (no tokens, no bodies).
 ///
-/// Connections (issue 20, F1): libmicrohttpd polls every socket with epoll on a few
-/// threads of its own, so an idle or slow connection costs a socket and a little memory,
-/// not a thread. Those threads never block: routing (which looks up credentials) and the
-/// answer after a body (the database, Argon2, the spool's fsync) run on
-/// ``RequestWorkers`` while the connection is suspended, then resume it. Body chunks are
-/// handled on the polling thread (a write to the spool file). The ``ConnectionWatch``
-/// counts connections per address (IPv6 per /64), cuts heads that take too long and
-/// bodies slower than the minimum rate; at most ``Listener/maximumAnonymous`` requests
-/// without a caller may hold the server past their head. HTTP parsing, chunked bodies,
-/// `Expect: 100-continue`, TLS (GnuTLS, with ``TLSCredentials``) are libmicrohttpd's.
+/// Connections (issue 20, F1): libmicrohttpd gives each connection a thread of its own
+/// (up to ``Listener/maximumConnections``, 4096 by default), on which the routes may block
+/// (the database, Argon2, the spool's fsync): a blocked handler holds only its own
+/// connection. What let slow clients starve everyone is bounded by the
+/// ``ConnectionWatch``: it counts connections per address (IPv6 per /64) and cuts heads
+/// that take too long and bodies slower than the minimum rate; at most
+/// ``Listener/maximumAnonymous`` requests without a caller may hold the server past their
+/// head. (libmicrohttpd's epoll mode with a pool of request threads, suspending each
+/// connection while its work runs, was built and measured: two more context switches per
+/// request cost the summary route 12-16 % of its throughput; docs/benchmarks.md.) HTTP
+/// parsing, chunked bodies, `Expect: 100-continue`, TLS (GnuTLS, with ``TLSCredentials``)
+/// are libmicrohttpd's.
 final class MicroHTTPDServer: @unchecked Sendable {
     /// Where and how one daemon listens.
     struct Listener: Sendable {
@@ -38,10 +39,6 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var deadlines: ConnectionDeadlines
         /// Requests without a caller that may hold the server past their head at once.
         var maximumAnonymous: Int
-        /// libmicrohttpd's polling threads.
-        var pollingThreads: Int
-        /// Threads for routing and answering (``RequestWorkers``).
-        var requestThreads: Int
         /// libmicrohttpd's memory per connection.
         var connectionMemoryBytes: Int
         /// The most body bytes read and dropped after an early answer.
@@ -60,8 +57,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 maximumConnections: configuration.maximumConnections,
                 maximumConnectionsPerClient: configuration.maximumConnectionsPerClient,
                 idleTimeoutSeconds: configuration.idleTimeoutSeconds, deadlines: configuration.deadlines,
-                maximumAnonymous: configuration.maximumAnonymousRequests, pollingThreads: 2,
-                requestThreads: configuration.requestThreads,
+                maximumAnonymous: configuration.maximumAnonymousRequests,
                 connectionMemoryBytes: configuration.connectionMemoryBytes,
                 maximumUploadBytes: configuration.maximumUploadBytes, trustedProxy: configuration.trustedProxy,
                 tls: tls,
@@ -74,32 +70,15 @@ final class MicroHTTPDServer: @unchecked Sendable {
             Listener(
                 host: host, port: port, maximumConnections: 16, maximumConnectionsPerClient: 8, idleTimeoutSeconds: 10,
                 deadlines: ConnectionDeadlines(headSeconds: 10, minimumBodyBytesPerSecond: 1024, bodyWindowSeconds: 10),
-                maximumAnonymous: 16, pollingThreads: 1, requestThreads: 2, connectionMemoryBytes: 32 << 10,
+                maximumAnonymous: 16, connectionMemoryBytes: 32 << 10,
                 maximumUploadBytes: 1 << 20, trustedProxy: nil, tls: nil)
         }
     }
 
-    /// What one request carries between the handler's calls. One thread uses it at a time:
-    /// libmicrohttpd's polling thread, or the request worker while the connection is
-    /// suspended (suspending and resuming hand it over).
-    final class RequestState: @unchecked Sendable {
-        /// Where the request is.
-        enum Stage {
-            /// The head arrived; the routes decide on a request worker.
-            case routing
-            /// The plan is known; the body (if any) arrives.
-            case receiving
-            /// The body is in; the answer is made on a request worker.
-            case answering
-        }
-
+    /// What one request carries between the handler's calls (all on its connection's thread).
+    final class RequestState {
         var request: HTTPRequest
         var plan: RequestPlan = .respond(HTTPResponse(status: 500))
-        var stage = Stage.routing
-        /// The answer a request worker made.
-        var answer: HTTPResponse?
-        /// The server stopped while the connection was suspended: it closes.
-        var isAbandoned = false
         /// Counted among the requests without a caller in progress.
         var countsAsAnonymous = false
         /// The upload was cut because the spool ran short (logged and counted as 507).
@@ -138,7 +117,6 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     let listener: Listener
     private let route: @Sendable (HTTPRequest) -> RoutedRequest
-    private let isInstant: @Sendable (HTTPRequest) -> Bool
     private let metrics: ServerMetrics?
     private let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
@@ -146,42 +124,25 @@ final class MicroHTTPDServer: @unchecked Sendable {
     private var activeRequests = 0
     private var activeByClient: [String: Int] = [:]
     private var anonymousRequests = 0
-    /// The requests whose connection is suspended while a request worker has them; the
-    /// stop resumes them (libmicrohttpd aborts when stopped with a suspended connection).
-    private let suspended = Mutex<[ObjectIdentifier: RequestState]>([:])
-    /// Held shared while a worker resumes a connection, exclusively while the daemon stops:
-    /// no resume reaches a stopped daemon, and workers never wait for each other.
-    private let resuming = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
     let watch: ConnectionWatch
-    private let workers: RequestWorkers
     private let trustedProxyKey: String?
 
-    /// A daemon for `listener` answering with what `route` makes of a request (on the
-    /// polling thread when `isInstant` says routing it cannot block, else on a request
-    /// thread); after each request, records it in `metrics` under the template `route`
-    /// matched (never the raw path), and writes an access-log line to `log` (both optional:
-    /// the metrics listener has neither).
+    /// A daemon for `listener` answering with what `route` makes of a request; after each
+    /// request, records it in `metrics` under the template `route` matched (never the raw
+    /// path), and writes an access-log line to `log` (both optional: the metrics listener
+    /// has neither).
     init(
         listener: Listener, route: @escaping @Sendable (HTTPRequest) -> RoutedRequest,
-        isInstant: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }, metrics: ServerMetrics? = nil,
-        log: (@Sendable (String) -> Void)?
+        metrics: ServerMetrics? = nil, log: (@Sendable (String) -> Void)?
     ) {
         self.listener = listener
         self.route = route
-        self.isInstant = isInstant
         self.metrics = metrics
         self.log = log
         watch = ConnectionWatch(
             deadlines: listener.deadlines, perAddressLimit: listener.maximumConnectionsPerClient,
             onCut: { [metrics] cut in metrics?.recordCut(cut) })
-        workers = RequestWorkers(count: listener.requestThreads, name: "request")
         trustedProxyKey = listener.trustedProxy.map(ClientAddressKey.key)
-        pthread_rwlock_init(resuming, nil)
-    }
-
-    deinit {
-        pthread_rwlock_destroy(resuming)
-        resuming.deallocate()
     }
 
     /// The API's daemon: ``ServerRoutes`` on the configured listener, TLS with `tls`.
@@ -189,8 +150,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         routes: ServerRoutes, tls: TLSCredentials?, metrics: ServerMetrics?, log: @escaping @Sendable (String) -> Void
     ) {
         self.init(
-            listener: .api(routes.configuration, tls: tls), route: routes.route, isInstant: routes.isInstant,
-            metrics: metrics, log: log)
+            listener: .api(routes.configuration, tls: tls), route: routes.route, metrics: metrics, log: log)
     }
 
     /// Requests being answered now.
@@ -206,13 +166,11 @@ final class MicroHTTPDServer: @unchecked Sendable {
     /// Starts listening and returns the port (the configured one, or the one picked for 0).
     func start() throws(ServiceError) -> UInt16 {
         var storage = try Self.socketAddress(host: listener.host, port: listener.port)
-        // epoll on a few polling threads; handlers suspend connections and resume them.
         var flags =
-            UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
-            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
+            UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
+            | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_USE_AUTO.rawValue)
         if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, listener.pollingThreads), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: listener.maximumConnections, ptr_value: nil),
             // The per-address limit is the watch's (IPv6 per /64, the trusted proxy exempt).
             MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: 0, ptr_value: nil),
@@ -300,42 +258,12 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return true
     }
 
-    /// Stops the daemon, closing every connection (those a request worker still has are
-    /// resumed first and close without an answer).
+    /// Stops the daemon, closing every connection.
     func stop() {
         guard let daemon else { return }
-        pthread_rwlock_wrlock(resuming)
-        let abandoned = suspended.withLock { suspended in
-            defer { suspended.removeAll() }
-            return Array(suspended.values)
-        }
-        for state in abandoned {
-            state.isAbandoned = true
-            MHD_resume_connection(state.connection)
-        }
         MHD_stop_daemon(daemon)
         self.daemon = nil
-        pthread_rwlock_unlock(resuming)
         watch.stop()
-        workers.stop()
-    }
-
-    // MARK: Suspending
-
-    /// Suspends the request's connection and runs `work` on a request worker, which
-    /// resumes it; libmicrohttpd then calls the handler again at the same step.
-    private func suspend(_ state: RequestState, _ work: @escaping @Sendable () -> Void) -> MHD_Result {
-        MHD_suspend_connection(state.connection)
-        suspended.withLock { $0[ObjectIdentifier(state)] = state }
-        workers.submit { [self] in
-            work()
-            pthread_rwlock_rdlock(resuming)
-            defer { pthread_rwlock_unlock(resuming) }
-            // Gone when the stop resumed it already.
-            guard suspended.withLock({ $0.removeValue(forKey: ObjectIdentifier(state)) }) != nil else { return }
-            MHD_resume_connection(state.connection)
-        }
-        return .YES
     }
 
     // MARK: Callbacks
@@ -451,43 +379,23 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// libmicrohttpd's one handler for a request: its head (routed on a request worker),
-    /// the same call again once routed, each body chunk, the body's end (answered on a
-    /// request worker), and that call again once answered.
+    /// libmicrohttpd's one handler for a request: its head, each body chunk, the body's end.
     private func access(
         _ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let pointer = requestContext.pointee else {
-            let state = begin(connection, url: url, method: method)
+            let (state, isRefused) = begin(connection, url: url, method: method)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-            guard state.stage == .routing else { return routed(state) }
-            if isInstant(state.request) {
-                // Answered without blocking (a static file, 404, 405): routed here.
-                let routed = route(state.request)
-                state.plan = routed.plan
-                state.routeTemplate = routed.template
-                state.stage = .receiving
-                return self.routed(state)
-            }
-            return suspend(state) { [route, self] in
+            if !isRefused {
                 let routed = route(state.request)
                 state.plan = routed.plan
                 state.routeTemplate = routed.template
                 if let refusal = routed.refusalWhenBusy, !admitAnonymous(state) { state.plan = .respond(refusal) }
             }
+            return routed(state)
         }
         let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
-        if state.isAbandoned { return .NO }
-        switch state.stage {
-        case .routing:
-            state.stage = .receiving
-            return routed(state)
-        case .answering:
-            return queue(state.answer ?? Self.unexpected, state)
-        case .receiving:
-            break
-        }
         let size = uploadDataSize.pointee
         if case .upload = state.plan, size > 0 { metrics?.recordUploadBytes(route: state.routeTemplate, count: size) }
         if size > 0 { state.watched?.received(size) }
@@ -513,8 +421,10 @@ final class MicroHTTPDServer: @unchecked Sendable {
     }
 
     /// The head's state: the request, refused at once (400 for a malformed head, 429 for
-    /// too many requests of its client key) or to be routed.
-    private func begin(_ connection: OpaquePointer, url: String, method: String) -> RequestState {
+    /// too many requests of its client key; `isRefused`) or to be routed.
+    private func begin(_ connection: OpaquePointer, url: String, method: String) -> (
+        RequestState, isRefused: Bool
+    ) {
         let started = ContinuousClock.now
         let watched = CMicroHTTPD_socketContext(connection).map {
             Unmanaged<WatchedConnection>.fromOpaque($0).takeUnretainedValue()
@@ -527,15 +437,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
         if let problem {
             state.plan = .respond(
                 .error(400, code: "bad_request", message: problem, headers: [.init("Connection", "close")]))
-            state.stage = .receiving
         } else if !isWithinLimit {
             state.plan = .respond(
                 .error(
                     429, code: "too_many_connections", message: "too many connections from your address",
                     headers: [.init("Retry-After", "5")]))
-            state.stage = .receiving
         }
-        return state
+        return (state, problem != nil || !isWithinLimit)
     }
 
     /// The plan is known: a request without a body is answered on the next call, which
@@ -557,8 +465,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return .YES
     }
 
-    /// The body is in: answered now (a refusal, a body over the limit, a malformed form),
-    /// or on a request worker (``answer(_:)``).
+    /// The body is in: the answer.
     private func bodyEnded(_ state: RequestState) -> MHD_Result {
         switch state.plan {
         case .respond(let response):
@@ -583,11 +490,10 @@ final class MicroHTTPDServer: @unchecked Sendable {
                 state.postProcessor = nil
             }
         }
-        state.stage = .answering
-        return suspend(state) { state.answer = Self.answer(state) }
+        return queue(Self.answer(state), state)
     }
 
-    /// The answer of a plan whose body is in (on a request worker).
+    /// The answer of a plan whose body is in.
     private static func answer(_ state: RequestState) -> HTTPResponse {
         switch state.plan {
         case .respond(let response): response
@@ -595,9 +501,6 @@ final class MicroHTTPDServer: @unchecked Sendable {
         case .upload(let receiver, let finish): answering { try finish(receiver) }
         }
     }
-
-    /// The answer to a request whose worker made none.
-    static let unexpected = HTTPResponse(ServiceError(.internalFailure, "unexpected error"))
 
     /// One chunk of a body.
     private func receive(_ bytes: UnsafeRawBufferPointer, _ state: RequestState) -> MHD_Result {
@@ -812,8 +715,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     private func completed(_ state: RequestState, isComplete: Bool) {
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
-        // An abandoned request's plan may still be the worker's: its spool file goes with it.
-        if !state.isAbandoned, case .upload(let receiver, _) = state.plan { receiver.abandon() }
+        if case .upload(let receiver, _) = state.plan { receiver.abandon() }
         state.watched?.awaitHead(now: ConnectionWatch.now())
         let milliseconds = (ContinuousClock.now - state.started).components
         let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15

@@ -16,8 +16,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The one peer whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (a
     /// reverse proxy); `nil` (default) believes none.
     public var trustedProxy: String?
-    /// Connections open at once (idle and slow ones cost a socket and a little memory, not
-    /// a thread); `serve` raises its open-file limit to fit them. Default 4096.
+    /// Connections open at once, each on a thread of its own (the connection watch bounds
+    /// how long a slow one may hold it); `serve` raises its open-file limit to fit them.
+    /// Default 4096.
     public var maximumConnections: Int
     /// Connections open at once from one client address (an IPv6 client's /64), and
     /// requests in progress at once from one forwarded address behind the trusted proxy
@@ -39,9 +40,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Database sessions the server opens at most (requests and its import workers share
     /// them). Default 16.
     public var databaseSessions: Int
-    /// Threads that route requests and make answers (database, Argon2, the spool's
-    /// fsync); libmicrohttpd's polling threads never block. Default 16.
-    public var requestThreads: Int
     /// The `max-age` of `Strict-Transport-Security`, sent on every answer when the public
     /// URL or the listener is HTTPS; 0 sends none. Default 31536000 (one year).
     public var hstsMaxAgeSeconds: Int
@@ -104,7 +102,6 @@ public struct ServerConfiguration: Sendable, Hashable {
         bodyRateWindowSeconds = 30
         maximumAnonymousRequests = 64
         databaseSessions = 16
-        requestThreads = 16
         hstsMaxAgeSeconds = 31_536_000
         idleTimeoutSeconds = 30
         connectionMemoryBytes = 128 << 10
@@ -185,7 +182,6 @@ public struct ServerConfiguration: Sendable, Hashable {
         if bodyRateWindowSeconds < 1 { found.append("the body rate window must be at least 1 second") }
         if maximumAnonymousRequests < 1 { found.append("the requests without an account must be at least 1") }
         if databaseSessions < 2 { found.append("the database sessions must be at least 2") }
-        if requestThreads < 1 { found.append("the request threads must be at least 1") }
         if workers >= databaseSessions {
             found.append("the database sessions (\(databaseSessions)) must be more than the workers (\(workers))")
         }

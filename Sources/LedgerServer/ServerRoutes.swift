@@ -52,17 +52,6 @@ public final class ServerRoutes: Sendable {
         path == "/healthz" || path == "/api" || path.hasPrefix("/api/")
     }
 
-    /// Whether routing `request` cannot block (no database, no password hash): a path no
-    /// route matches (404), a method it does not take (405), or a route marked instant
-    /// (static files, the OpenAPI document). The server routes those on its polling
-    /// threads, the rest on its request threads.
-    public func isInstant(_ request: HTTPRequest) -> Bool {
-        switch router.match(method: request.method, path: request.path) {
-        case .found(let route, _): route.isInstant
-        case .methodNotAllowed, .notFound: true
-        }
-    }
-
     /// The plan for a request whose head has arrived.
     public func plan(_ request: HTTPRequest) -> RequestPlan { route(request).plan }
 

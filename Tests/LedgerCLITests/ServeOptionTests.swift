@@ -26,7 +26,6 @@ struct ServeOptionTests {
             (["--max-anonymous", "0"], "the requests without an account must be at least 1"),
             (["--db-sessions", "1"], "the database sessions must be at least 2"),
             (["--db-sessions", "4", "--workers", "4"], "must be more than the workers"),
-            (["--request-threads", "0"], "the request threads must be at least 1"),
             (["--min-body-rate", "fast"], "--min-body-rate must be a size"),
             (["--hsts-max-age", "-5"], "--hsts-max-age must be a whole number"),
         ])

@@ -4,7 +4,7 @@ import LedgerServices
 enum HealthAPI {
     static let routes: [Route] = [
         Route("GET", "/healthz", access: .open) { context in .respond(health(context)) },
-        Route("GET", "/api/v1/openapi.json", access: .open, isInstant: true) { _ in
+        Route("GET", "/api/v1/openapi.json", access: .open) { _ in
             .respond(
                 HTTPResponse(
                     status: 200, headers: [.init("Content-Type", "application/json")],

@@ -5,7 +5,7 @@ import WebPages
 /// new name). An unknown name, or a known one with another hash, is a 404 page.
 enum StaticAssets {
     static let routes: [Route] = [
-        Route("GET", "/static/{name}", access: .open, isInstant: true) { context in
+        Route("GET", "/static/{name}", access: .open) { context in
             .respond(asset(atPath: context.request.path))
         }
     ]

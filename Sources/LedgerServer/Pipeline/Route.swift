@@ -27,9 +27,6 @@ public struct Route: Sendable {
     /// Whether the route takes new work that a stopping server turns away (uploads): 503
     /// from the head, before anything else is looked at.
     public let isNewWork: Bool
-    /// Whether the route answers without blocking (no database, no password hash): its
-    /// requests are routed on the server's polling threads.
-    public let isInstant: Bool
     /// Whether the handler checks a presented bearer token itself, in the same round trip
     /// as its read, for this request (the stored summary's hot path); the middleware then
     /// leaves the token to it.
@@ -39,7 +36,7 @@ public struct Route: Sendable {
     let pattern: [Substring]
 
     init(
-        _ method: String, _ template: String, access: Access, isNewWork: Bool = false, isInstant: Bool = false,
+        _ method: String, _ template: String, access: Access, isNewWork: Bool = false,
         checksTokenItself: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false },
         _ handler: @escaping @Sendable (RequestContext) throws -> RequestPlan
     ) {
@@ -48,7 +45,6 @@ public struct Route: Sendable {
         self.access = access
         self.isAPI = ServerRoutes.isAPI(path: template)
         self.isNewWork = isNewWork
-        self.isInstant = isInstant
         self.checksTokenItself = checksTokenItself
         self.handler = handler
         pattern = template.split(separator: "/")
