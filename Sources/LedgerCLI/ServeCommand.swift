@@ -135,11 +135,6 @@ enum ServeCommand {
         }
         configuration.isSpoolShared = arguments.has("shared-spool")
         try applyLimits(arguments, to: &configuration)
-        if let text = arguments.value("stop-deadline") {
-            configuration.stopDeadlineSeconds = try number(text, "stop-deadline")
-        }
-        if let text = arguments.value("max-upload") { configuration.maximumUploadBytes = try size(text, "max-upload") }
-        if let text = arguments.value("min-free") { configuration.minimumFreeSpoolBytes = try size(text, "min-free") }
         if let text = arguments.value("sign-in-limits") {
             guard let limits = signInLimits(text, configuration.signInLimits) else {
                 throw CLIError.usage(
@@ -147,9 +142,6 @@ enum ServeCommand {
                         + "not '\(text)'", help: usage)
             }
             configuration.signInLimits = limits
-        }
-        if let text = arguments.value("password-hashes") {
-            configuration.maximumConcurrentPasswordHashes = try number(text, "password-hashes")
         }
         if let text = arguments.value("sign-in-lockout") {
             configuration.signInLimits.lockoutSeconds = Int64(try number(text, "sign-in-lockout"))
@@ -159,38 +151,33 @@ enum ServeCommand {
         return configuration
     }
 
+    /// The options that are a whole number, and the setting each sets.
+    static var wholeNumberOptions: [(option: String, setting: WritableKeyPath<ServerConfiguration, Int>)] {
+        [
+            ("workers", \.workers), ("max-pending", \.maximumPendingUploadsPerUser),
+            ("max-connections", \.maximumConnections), ("max-per-client", \.maximumConnectionsPerClient),
+            ("idle-timeout", \.idleTimeoutSeconds), ("head-timeout", \.headTimeoutSeconds),
+            ("body-rate-window", \.bodyRateWindowSeconds), ("max-anonymous", \.maximumAnonymousRequests),
+            ("db-sessions", \.databaseSessions), ("hsts-max-age", \.hstsMaxAgeSeconds),
+            ("stop-deadline", \.stopDeadlineSeconds), ("password-hashes", \.maximumConcurrentPasswordHashes),
+        ]
+    }
+
+    /// The options that are a size, and the setting each sets.
+    static var sizeOptions: [(option: String, setting: WritableKeyPath<ServerConfiguration, Int64>)] {
+        [
+            ("max-upload", \.maximumUploadBytes), ("min-free", \.minimumFreeSpoolBytes),
+            ("min-body-rate", \.minimumBodyBytesPerSecond),
+        ]
+    }
+
     /// The workers', uploads' and connections' limits of `arguments`, over `configuration`.
     static func applyLimits(_ arguments: Arguments, to configuration: inout ServerConfiguration) throws {
-        if let text = arguments.value("workers") { configuration.workers = try number(text, "workers") }
-        if let text = arguments.value("max-pending") {
-            configuration.maximumPendingUploadsPerUser = try number(text, "max-pending")
+        for (option, setting) in wholeNumberOptions {
+            if let text = arguments.value(option) { configuration[keyPath: setting] = try number(text, option) }
         }
-        if let text = arguments.value("max-connections") {
-            configuration.maximumConnections = try number(text, "max-connections")
-        }
-        if let text = arguments.value("max-per-client") {
-            configuration.maximumConnectionsPerClient = try number(text, "max-per-client")
-        }
-        if let text = arguments.value("idle-timeout") {
-            configuration.idleTimeoutSeconds = try number(text, "idle-timeout")
-        }
-        if let text = arguments.value("head-timeout") {
-            configuration.headTimeoutSeconds = try number(text, "head-timeout")
-        }
-        if let text = arguments.value("min-body-rate") {
-            configuration.minimumBodyBytesPerSecond = try size(text, "min-body-rate")
-        }
-        if let text = arguments.value("body-rate-window") {
-            configuration.bodyRateWindowSeconds = try number(text, "body-rate-window")
-        }
-        if let text = arguments.value("max-anonymous") {
-            configuration.maximumAnonymousRequests = try number(text, "max-anonymous")
-        }
-        if let text = arguments.value("db-sessions") {
-            configuration.databaseSessions = try number(text, "db-sessions")
-        }
-        if let text = arguments.value("hsts-max-age") {
-            configuration.hstsMaxAgeSeconds = try number(text, "hsts-max-age")
+        for (option, setting) in sizeOptions {
+            if let text = arguments.value(option) { configuration[keyPath: setting] = try size(text, option) }
         }
     }
 

@@ -10,13 +10,10 @@ import Testing
 /// The queue's workers on the server's role.
 @Suite("Import queue")
 struct ImportQueueTests {
-    @Test("a job's finished_at is when its import ended, not when its transaction began")
-    func finishedAtIsTheEnd() throws {
-        let (fixture, session, annaID) = try AccountServiceTests.setUp()
-        defer {
-            session.close()
-            fixture.close()
-        }
+    /// Queues one night's CSV for `userID` on `session`, and returns the queue.
+    static func queueOneNight(_ fixture: ServiceFixture, _ session: LedgerSession, _ userID: Int64) throws
+        -> ImportQueue
+    {
         let csv =
             "sourceName,startDate,endDate,value\n"
             + "W,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
@@ -26,7 +23,18 @@ struct ImportQueueTests {
             .init(
                 fileName: "upload.csv", contentType: "text/csv", sizeBytes: Int64(csv.utf8.count),
                 sha256: String(repeating: "a", count: 64), spoolPath: path),
-            userID: annaID, maximumPending: 3)
+            userID: userID, maximumPending: 3)
+        return queue
+    }
+
+    @Test("a job's finished_at is when its import ended, not when its transaction began")
+    func finishedAtIsTheEnd() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let queue = try Self.queueOneNight(fixture, session, annaID)
         let job = try #require(try queue.runNext(anyHost: false, options: .init()))
         #expect(job.state == .done)
         // The import's audit row ends with clock_timestamp() inside the job's transaction;
@@ -52,16 +60,7 @@ struct ImportQueueTests {
             session.close()
             fixture.close()
         }
-        let csv =
-            "sourceName,startDate,endDate,value\n"
-            + "W,2024-01-01T23:00:00Z,2024-01-02T07:00:00Z,HKCategoryValueSleepAnalysisAsleepCore\n"
-        let path = try fixture.write("upload.csv", csv)
-        let queue = ImportQueue(session: session, host: "here")
-        _ = try queue.enqueue(
-            .init(
-                fileName: "upload.csv", contentType: "text/csv", sizeBytes: Int64(csv.utf8.count),
-                sha256: String(repeating: "b", count: 64), spoolPath: path),
-            userID: annaID, maximumPending: 3)
+        let queue = try Self.queueOneNight(fixture, session, annaID)
         let options = ImportService.Options(reader: ReaderOptions(maximumCPUSeconds: 0.000_001))
         let job = try #require(try queue.runNext(anyHost: false, options: options))
         #expect(job.state == .failed)
