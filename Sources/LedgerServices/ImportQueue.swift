@@ -63,10 +63,19 @@ public struct ImportQueue {
     /// alone unless the spool folder is shared).
     public let host: String
 
+    /// The wall clock, in epoch seconds with their fraction, read when a job ends: its
+    /// `finished_at`, passed to PostgreSQL rather than read there (a distributed database
+    /// refuses `clock_timestamp()` in an UPDATE). Default: the system's clock.
+    public var wallClock: @Sendable () -> Double
+
     /// Creates the queue over `session` for this `host`.
-    public init(session: LedgerSession, host: String) {
+    public init(
+        session: LedgerSession, host: String,
+        wallClock: @escaping @Sendable () -> Double = SampleLoader.systemWallClock
+    ) {
         self.session = session
         self.host = host
+        self.wallClock = wallClock
     }
 
     private var store: ImportJobStore { ImportJobStore(connection: session.connection) }
@@ -228,7 +237,8 @@ public struct ImportQueue {
                     // every time; stop retrying.
                     try store.finish(
                         userID: userID, id: id, state: .failed, importID: nil,
-                        error: "gave up after \(Self.maximumAttempts) attempts that did not finish")
+                        error: "gave up after \(Self.maximumAttempts) attempts that did not finish",
+                        endedAt: wallClock())
                     return try store.job(userID: userID, id: id)
                 }
                 // Read through a descriptor so that messages name the upload, never the
@@ -237,7 +247,8 @@ public struct ImportQueue {
                 guard descriptor >= 0 else {
                     try store.finish(
                         userID: userID, id: id, state: .failed, importID: nil,
-                        error: "the uploaded file is no longer in the spool folder; upload it again")
+                        error: "the uploaded file is no longer in the spool folder; upload it again",
+                        endedAt: wallClock())
                     return try store.job(userID: userID, id: id)
                 }
                 defer { close(descriptor) }
@@ -248,7 +259,8 @@ public struct ImportQueue {
                     let result = try ImportService(session: session).importInput(
                         .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
                     try store.finish(
-                        userID: userID, id: id, state: .done, importID: result.outcome?.importID, error: nil)
+                        userID: userID, id: id, state: .done, importID: result.outcome?.importID, error: nil,
+                        endedAt: wallClock())
                 } catch {
                     let failure = ServiceError(error)
                     if failure.kind == .busy {
@@ -258,7 +270,8 @@ public struct ImportQueue {
                     } else {
                         // The import was rolled back to its savepoint and recorded as failed.
                         try store.finish(
-                            userID: userID, id: id, state: .failed, importID: nil, error: failure.message)
+                            userID: userID, id: id, state: .failed, importID: nil, error: failure.message,
+                            endedAt: wallClock())
                     }
                 }
                 return try store.job(userID: userID, id: id)

@@ -258,19 +258,26 @@ public struct ImportJobStore {
     }
 
     /// Ends a job this session claimed: done or failed, with the import it produced and
-    /// the reason for a failure. `false` when the job is not this session's to end (it was
-    /// cancelled, or claimed again after this session was thought gone).
+    /// the reason for a failure, at `endedAt` (epoch seconds with their fraction, taken by
+    /// the caller when the job ended; never before the job started). `false` when the job
+    /// is not this session's to end (it was cancelled, or claimed again after this session
+    /// was thought gone).
+    ///
+    /// The time is a parameter, not `clock_timestamp()`: a distributed database refuses
+    /// volatile functions in an UPDATE (docs/operations.md, "Schema rules").
     @discardableResult
-    public func finish(userID: Int64, id: Int64, state: State, importID: Int64?, error: String?) throws -> Bool {
+    public func finish(userID: Int64, id: Int64, state: State, importID: Int64?, error: String?, endedAt: Double)
+        throws -> Bool
+    {
         try connection.execute(
             """
-            UPDATE import_jobs SET state = $3, finished_at = greatest(clock_timestamp(), started_at), import_id = $4,
-                error = $5
+            UPDATE import_jobs SET state = $3, finished_at = greatest(to_timestamp($6::float8), started_at),
+                import_id = $4, error = $5
             WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
             """,
             [
                 .int64(userID), .int64(id), .text(state.rawValue), importID.map { .int64($0) },
-                error.map { .text(String($0.prefix(2000))) },
+                error.map { .text(String($0.prefix(2000))) }, .double(endedAt),
             ], name: "jobs.finish"
         ).affectedRows > 0
     }

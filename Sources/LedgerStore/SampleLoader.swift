@@ -1,3 +1,4 @@
+import Foundation
 public import PostgresClient
 import SleepCore
 
@@ -44,14 +45,26 @@ public struct SampleLoader {
     /// (about 5 000 samples); tests use small values to exercise many batches.
     public var batchBytes: Int
 
+    /// The wall clock, in epoch seconds with their fraction, read once when an import
+    /// ends: the `imports` row's `finished_at` (never before its `started_at`). Passed in
+    /// rather than read with `clock_timestamp()`, which a distributed database refuses in
+    /// an UPDATE. Default: the system's clock.
+    public var wallClock: @Sendable () -> Double
+
+    /// The system's wall clock, in epoch seconds with their fraction: the default of
+    /// ``wallClock`` (and of the import queue's).
+    public static let systemWallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+
     /// Creates a loader over `connection`.
     public init(
         connection: Connection, batchBytes: Int = 512 << 10,
-        lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds
+        lockWaitSeconds: Double = SampleLoader.defaultLockWaitSeconds,
+        wallClock: @escaping @Sendable () -> Double = SampleLoader.systemWallClock
     ) {
         self.connection = connection
         self.batchBytes = max(1, batchBytes)
         self.lockWaitSeconds = lockWaitSeconds.isNaN ? Self.defaultLockWaitSeconds : max(0, lockWaitSeconds)
+        self.wallClock = wallClock
     }
 
     /// Runs one import. `read` gets a sink for the samples, streams them into it, and
@@ -122,12 +135,14 @@ public struct SampleLoader {
             let number = start.takesNumber ? try takeNumber(userID: userID, importID: importID) : nil
             try connection.execute(
                 """
-                UPDATE imports SET status = 'succeeded', finished_at = greatest(clock_timestamp(), started_at),
+                UPDATE imports SET status = 'succeeded', finished_at = greatest(to_timestamp($6::float8), started_at),
                     samples_inserted = $3, samples_duplicate = $4, dirty_from = $5
                 WHERE user_id = $1 AND id = $2
                 """,
-                [.int64(userID), .int64(importID), .int(inserted), .int(duplicates), dirtyFrom.map { .date($0) }],
-                name: "imports.succeed")
+                [
+                    .int64(userID), .int64(importID), .int(inserted), .int(duplicates), dirtyFrom.map { .date($0) },
+                    .double(wallClock()),
+                ], name: "imports.succeed")
             return ImportOutcome(
                 importID: importID, number: number, inserted: inserted, duplicates: duplicates, dirtyFrom: dirtyFrom)
         }

@@ -37,8 +37,8 @@ struct ImportQueueTests {
         let queue = try Self.queueOneNight(fixture, session, annaID)
         let job = try #require(try queue.runNext(anyHost: false, options: .init()))
         #expect(job.state == .done)
-        // The import's audit row ends with clock_timestamp() inside the job's transaction;
-        // the job ends after it.
+        // The import's audit row ends at the wall clock's time when the import ended (a
+        // parameter, not the transaction's time); the job ends after it.
         let connection = try Connection(conninfo: fixture.conninfo)
         defer { connection.close() }
         let later = try connection.execute(
@@ -48,6 +48,44 @@ struct ImportQueueTests {
             """, [.int64(job.id)]
         ).first?.bool(0)
         #expect(later == true)
+    }
+
+    /// Issue 21, item 3: the end times are the wall clock's, passed in (a distributed
+    /// database refuses `clock_timestamp()` in an UPDATE), and never before the start.
+    @Test("a job's and its import's finished_at are the wall clock's time passed in, never before they started")
+    func finishedAtIsPassedIn() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        var queue = try Self.queueOneNight(fixture, session, annaID)
+        queue.wallClock = { 4_102_444_800.25 }  // 2100-01-01T00:00:00.25Z
+        let job = try #require(try queue.runNext(anyHost: false, options: .init()))
+        #expect(job.state == .done)
+        let connection = try Connection(conninfo: fixture.conninfo)
+        defer { connection.close() }
+        let ended = try connection.execute(
+            "SELECT extract(epoch FROM finished_at)::float8 FROM import_jobs WHERE id = $1", [.int64(job.id)]
+        ).single().double(0)
+        #expect(ended == 4_102_444_800.25)
+
+        // A clock behind the database's: the end is the start, not before it.
+        let past = try connection.execute(
+            """
+            INSERT INTO import_jobs (user_id, number, file_name, size_bytes, sha256, spool_host, spool_path, state,
+                                     started_at, worker_pid)
+            VALUES ($1, 99, 'x.csv', 1, $2, 'here', '/nonexistent', 'running', now(), pg_backend_pid())
+            RETURNING id
+            """, [.int64(annaID), .text(String(repeating: "b", count: 64))]
+        ).single().int64(0)
+        let store = ImportJobStore(connection: connection)
+        let pastID = try #require(past)
+        #expect(try store.finish(userID: annaID, id: pastID, state: .failed, importID: nil, error: "x", endedAt: 0))
+        let atStart = try connection.execute(
+            "SELECT finished_at = started_at FROM import_jobs WHERE id = $1", [.int64(pastID)]
+        ).single().bool(0)
+        #expect(atStart == true)
     }
 
     /// Issue 20, F2: a job's import threads get a CPU budget (`--job-cpu`); past it the job
