@@ -1,7 +1,9 @@
 import Foundation
 import LedgerServices
 import LedgerStore
+import LedgerTestSupport
 import PostgresClient
+import Synchronization
 import Testing
 
 /// Claims as leases (issue 21, item 5; migration 0019): a claim lives while its lease runs,
@@ -86,23 +88,54 @@ struct JobLeaseTests {
         #expect(try Self.state(of: first, fixture) == ("running", isRenewed))
     }
 
-    @Test("a worker renews its lease while it imports, on another session, and ends the job under its claim")
-    func runNextRenews() throws {
+    /// The worker's import waits for the person's import lock (held by another import)
+    /// five times longer than its lease while another worker tries to claim the job. Renewed
+    /// on another session, the lease keeps the job: the other worker finds nothing, and the
+    /// first requeues the job when the lock wait ends. Unrenewed, it lapses: the other
+    /// worker claims the job, and the first worker's requeue finds the claim gone, changes
+    /// nothing and reports the job as the other worker holds it (lost).
+    @Test(
+        "while a worker imports, its renewed lease keeps the job; an unrenewed one lapses and the job is lost to another worker",
+        arguments: [true, false])
+    func runNextRenewsOrLoses(isRenewed: Bool) throws {
         let (fixture, session, annaID, _) = try Self.setUp()
         defer {
             session.close()
             fixture.close()
         }
+        let held = HeldImport(conninfo: fixture.conninfo, userID: annaID)
         let serverURL = try ConnectionString.settingParameter("user", to: DatabaseRoles.server, in: fixture.conninfo)
         let database = fixture.database
         let pool = SessionPool(capacity: 1) { try database.openAsServer(serverURL: serverURL) }
         defer { pool.close() }
-        let queue = ImportQueue(session: session, host: "here")
+        let otherClaim = Mutex<ImportJobStore.Claim?>(nil)
+        let claimed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            usleep(700_000)
+            let claim = try? { () throws -> ImportJobStore.Claim? in
+                let other = try database.openAsServer(serverURL: serverURL)
+                defer { other.close() }
+                return try ImportJobStore(connection: other.connection).claim(
+                    host: "here", anyHost: false, leaseSeconds: 60)
+            }()
+            otherClaim.withLock { $0 = claim }
+            claimed.signal()
+        }
+        let lease = ImportQueue.Lease(seconds: 0.3, renewalSeconds: 0.05, sessions: isRenewed ? pool : nil)
         let job = try #require(
-            try queue.runNext(
-                anyHost: false, options: .init(),
-                lease: ImportQueue.Lease(seconds: 60, renewalSeconds: 0.01, sessions: pool)))
-        #expect(job.state == .done && job.userID == annaID && job.attempts == 1)
+            try ImportQueue(session: session, host: "here").runNext(
+                anyHost: false, options: .init(lockWaitSeconds: 1.5), lease: lease))
+        claimed.wait()
+        _ = try held.finish()
+        let second = otherClaim.withLock { $0 }
+        if isRenewed {
+            #expect(second == nil)
+            #expect(job.state == .queued && job.attempts == 0)
+        } else {
+            let second = try #require(second)
+            #expect(job.state == .running && job.attempts == 2 && second.id == job.id)
+            #expect(try Self.state(of: second, fixture) == ("running", true))
+        }
     }
 
     @Test("a job whose leases lapsed three times is failed at its fourth claim, not imported again")
