@@ -35,8 +35,9 @@ enum WorkerCommand {
         let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let count = try arguments.value("workers").map { try ServeCommand.number($0, "workers") } ?? 1
         let host = ProcessInfo.processInfo.hostName
-        // The workers' sessions, one each, as the server's role.
-        let pool = SessionPool(capacity: max(1, count)) { try database.openAsServer(serverURL: serverURL) }
+        // The workers' sessions, one each, as the server's role, and one for the renewals of
+        // their claims' leases (each a short transaction).
+        let pool = SessionPool(capacity: max(1, count) + 1) { try database.openAsServer(serverURL: serverURL) }
         defer { pool.close() }
         let workers = ImportWorkers(
             count: max(1, count), host: host, isSpoolShared: arguments.has("shared-spool"),

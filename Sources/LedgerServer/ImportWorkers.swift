@@ -4,12 +4,13 @@ import LedgerStore
 
 /// Threads that import queued uploads: for each job a worker borrows a session of the
 /// server's pool (as the server's role; the schema was checked once at start), claims the
-/// oldest job it may run, imports it and, after a successful import, rolls that person up
-/// on the same session (``ImportQueue/runNext(anyHost:options:rollingUpWith:now:)``), then
-/// gives the session back. They wait for
-/// work on a signal from the upload route or poll every few seconds (jobs queued by other
-/// hosts). Each job's and rollup's outcome and duration go to ``ServerMetrics`` when there
-/// are metrics.
+/// oldest job it may run under a lease (renewed every third of it in short transactions
+/// on another session of the pool while it imports), imports it and, after a successful
+/// import, rolls that person up on the same session
+/// (``ImportQueue/runNext(anyHost:options:lease:rollingUpWith:now:)``), then gives the
+/// session back. They wait for work on a signal from the upload route or poll every few
+/// seconds (jobs queued by other hosts). Each job's and rollup's outcome and duration go to
+/// ``ServerMetrics`` when there are metrics.
 public final class ImportWorkers: @unchecked Sendable {
     /// Seconds between looks at the queue when nothing signalled work.
     public static let pollSeconds = 2.0
@@ -19,6 +20,7 @@ public final class ImportWorkers: @unchecked Sendable {
     private let host: String
     private let isSpoolShared: Bool
     private let options: ImportService.Options
+    private let leaseSeconds: Double
     private let database: LedgerDatabase
     private let log: @Sendable (String) -> Void
     private let metrics: ServerMetrics?
@@ -39,13 +41,16 @@ public final class ImportWorkers: @unchecked Sendable {
     }
 
     /// `count` workers borrowing their sessions from `sessions`, running jobs spooled on
-    /// `host` (any host's when the spool is shared) and rolling up with `database`'s
-    /// settings, recording jobs and rollups in `metrics` if given.
+    /// `host` (any host's when the spool is shared) under leases of `leaseSeconds`
+    /// (renewed on another session of `sessions` every third of it while a job runs) and
+    /// rolling up with `database`'s settings, recording jobs and rollups in `metrics` if
+    /// given.
     public init(
         count: Int, host: String, isSpoolShared: Bool, options: ImportService.Options = .init(),
-        database: LedgerDatabase, sessions: SessionPool, metrics: ServerMetrics? = nil,
-        log: @escaping @Sendable (String) -> Void
+        leaseSeconds: Double = ImportQueue.Lease.defaultSeconds, database: LedgerDatabase, sessions: SessionPool,
+        metrics: ServerMetrics? = nil, log: @escaping @Sendable (String) -> Void
     ) {
+        self.leaseSeconds = leaseSeconds
         self.metrics = metrics
         self.count = count
         self.host = host
@@ -138,7 +143,9 @@ public final class ImportWorkers: @unchecked Sendable {
         do {
             let next = try sessions.withSession { session in
                 try ImportQueue(session: session, host: host).runNext(
-                    anyHost: isSpoolShared, options: options, rollingUpWith: database,
+                    anyHost: isSpoolShared, options: options,
+                    lease: ImportQueue.Lease(seconds: leaseSeconds, sessions: sessions, log: log),
+                    rollingUpWith: database,
                     now: { Int64(Date().timeIntervalSince1970) })
             }
             guard let run = next else { return nil }

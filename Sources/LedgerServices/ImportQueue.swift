@@ -57,6 +57,41 @@ public struct ImportQueue {
     /// How often a job is started before it is failed instead of started again.
     public static let maximumAttempts = 3
 
+    /// How long a worker's claim on a job lasts (migration 0019) and where the worker
+    /// renews it while it imports. A running job whose lease lapsed is claimed again by
+    /// the next worker that looks, so after a crash a job waits at most one lease.
+    public struct Lease: Sendable {
+        /// The lease's default length, in seconds.
+        public static let defaultSeconds = 60.0
+
+        /// How long a claim lasts from its claim or its last renewal. Default 60 s.
+        public var seconds: Double
+        /// Seconds between renewals while the job runs. Default a third of the lease.
+        public var renewalSeconds: Double
+        /// Where each renewal borrows a session for its short transaction (never the
+        /// importing one, which is inside the import's transaction); `nil` renews never,
+        /// so the job must end within one lease.
+        public var sessions: (any SessionSource & Sendable)?
+        /// Where a failed renewal is reported (it is tried again at the next interval).
+        public var log: @Sendable (String) -> Void
+
+        /// A lease of `seconds`, renewed every `renewalSeconds` (a third of it when `nil`)
+        /// on sessions of `sessions`, reporting failed renewals to `log`.
+        public init(
+            seconds: Double = Self.defaultSeconds, renewalSeconds: Double? = nil,
+            sessions: (any SessionSource & Sendable)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }
+        ) {
+            self.seconds = seconds
+            self.renewalSeconds = renewalSeconds ?? seconds / 3
+            self.sessions = sessions
+            self.log = log
+        }
+    }
+
+    /// Thrown inside a job's transaction when its finish found the claim no longer this
+    /// worker's: the import it made is rolled back, the other worker's run counts.
+    private struct LostClaim: Error {}
+
     /// The session every call uses.
     public let session: LedgerSession
     /// The host name spooled files are recorded under (workers on other hosts leave them
@@ -197,14 +232,15 @@ public struct ImportQueue {
         public var rollupFailure: ServiceError?
     }
 
-    /// Runs the next job as ``runNext(anyHost:options:)`` does and, when its import is
-    /// done, the person's rollup on the same session (``RollupService/rollUp(userID:on:now:)``
-    /// with `database`'s settings), so their summary is fresh seconds after the upload.
+    /// Runs the next job as ``runNext(anyHost:options:lease:)`` does and, when its import
+    /// is done, the person's rollup on the same session
+    /// (``RollupService/rollUp(userID:on:now:)`` with `database`'s settings), so their
+    /// summary is fresh seconds after the upload.
     public func runNext(
-        anyHost: Bool, options: ImportService.Options, rollingUpWith database: LedgerDatabase,
+        anyHost: Bool, options: ImportService.Options, lease: Lease = .init(), rollingUpWith database: LedgerDatabase,
         now: @Sendable () -> Int64
     ) throws(ServiceError) -> Run? {
-        guard let job = try runNext(anyHost: anyHost, options: options) else { return nil }
+        guard let job = try runNext(anyHost: anyHost, options: options, lease: lease) else { return nil }
         var run = Run(job: job)
         guard job.state == .done else { return run }
         let clock = ContinuousClock()
@@ -219,67 +255,99 @@ public struct ImportQueue {
         return run
     }
 
-    /// Claims the oldest job this host can run, imports it under its owner's row-level
-    /// security, ends it in the same transaction, releases the claim and removes the
-    /// spooled file. Returns the ended job, or `nil` when nothing waits.
-    public func runNext(anyHost: Bool, options: ImportService.Options) throws(ServiceError) -> ImportJobStore.Job? {
-        guard let (userID, id) = try ServiceError.wrapping({ try store.claim(host: host, anyHost: anyHost) }) else {
-            return nil
+    /// Claims the oldest job this host can run under `lease`, renews the lease while it
+    /// imports the job under its owner's row-level security, ends it in the same
+    /// transaction (only while the claim is still this worker's: otherwise the import is
+    /// rolled back and the job is left to the worker that claimed it since) and removes the
+    /// spooled file. Returns the job as it is afterwards, or `nil` when nothing waits.
+    public func runNext(
+        anyHost: Bool, options: ImportService.Options, lease: Lease = .init()
+    ) throws(ServiceError) -> ImportJobStore.Job? {
+        guard
+            let claim = try ServiceError.wrapping({
+                try store.claim(host: host, anyHost: anyHost, leaseSeconds: lease.seconds)
+            })
+        else { return nil }
+        let renewal = lease.sessions.map { sessions in
+            Self.renewal(of: claim, lease: lease, sessions: sessions)
         }
-        defer { _ = try? store.release(id: id) }
-        let job = try ServiceError.wrapping {
-            try session.asUser(userID) { () -> ImportJobStore.Job? in
-                guard let job = try store.job(userID: userID, id: id),
-                    let user = try UserStore(connection: session.connection).find(id: userID)
-                else { return nil }
-                guard job.attempts <= Self.maximumAttempts else {
-                    // Started and lost this often: something in it (or the database) fails
-                    // every time; stop retrying.
-                    try store.finish(
-                        userID: userID, id: id, state: .failed, importID: nil,
-                        error: "gave up after \(Self.maximumAttempts) attempts that did not finish",
-                        endedAt: wallClock())
-                    return try store.job(userID: userID, id: id)
-                }
-                // Read through a descriptor so that messages name the upload, never the
-                // spool path.
-                let descriptor = open(job.spoolPath, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else {
-                    try store.finish(
-                        userID: userID, id: id, state: .failed, importID: nil,
-                        error: "the uploaded file is no longer in the spool folder; upload it again",
-                        endedAt: wallClock())
-                    return try store.job(userID: userID, id: id)
-                }
-                defer { close(descriptor) }
-                do {
-                    // The job has the person's import number; its imports row takes none.
-                    var options = options
-                    options.isQueuedUpload = true
-                    let result = try ImportService(session: session).importInput(
-                        .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
-                    try store.finish(
-                        userID: userID, id: id, state: .done, importID: result.outcome?.importID, error: nil,
-                        endedAt: wallClock())
-                } catch {
-                    let failure = ServiceError(error)
-                    if failure.kind == .busy {
-                        // Another import of this user (the CLI's, another server's) holds
-                        // the user's import lock: try again later, as if never started.
-                        try store.requeue(userID: userID, id: id)
-                    } else {
-                        // The import was rolled back to its savepoint and recorded as failed.
-                        try store.finish(
-                            userID: userID, id: id, state: .failed, importID: nil, error: failure.message,
-                            endedAt: wallClock())
-                    }
-                }
-                return try store.job(userID: userID, id: id)
+        renewal?.start()
+        let outcome = Result { try session.asUser(claim.userID) { try run(claim, options: options) } }
+        // After the transaction: a renewal under way may wait for its lock on the job.
+        renewal?.stop()
+        let job: ImportJobStore.Job?
+        switch outcome {
+        case .success(let ended): job = ended
+        case .failure(let error) where error is LostClaim:
+            job = try ServiceError.wrapping {
+                try session.asUser(claim.userID) { try store.job(userID: claim.userID, id: claim.id) }
             }
+        case .failure(let error): throw ServiceError(error)
         }
         if let job, job.state == .done || job.state == .failed {
             Spool.removeFile(of: job, onHost: nil)
         }
         return job
+    }
+
+    private static func renewal(
+        of claim: ImportJobStore.Claim, lease: Lease, sessions: any SessionSource & Sendable
+    ) -> LeaseRenewal {
+        LeaseRenewal(every: lease.renewalSeconds, log: lease.log) {
+            try sessions.withSession { session in
+                try session.asUser(claim.userID) {
+                    try ImportJobStore(connection: session.connection).renew(claim, leaseSeconds: lease.seconds)
+                }
+            }
+        }
+    }
+
+    /// Imports the job of `claim` inside its owner's transaction and ends it; throws
+    /// ``LostClaim`` when ending it found the claim gone.
+    private func run(_ claim: ImportJobStore.Claim, options: ImportService.Options) throws -> ImportJobStore.Job? {
+        let (userID, id) = (claim.userID, claim.id)
+        guard let job = try store.job(userID: userID, id: id),
+            let user = try UserStore(connection: session.connection).find(id: userID)
+        else { return nil }
+        func finish(_ state: ImportJobStore.State, importID: Int64? = nil, error: String? = nil) throws {
+            guard try store.finish(claim, state: state, importID: importID, error: error, endedAt: wallClock()) else {
+                throw LostClaim()
+            }
+        }
+        guard job.attempts <= Self.maximumAttempts else {
+            // Started and lost this often: something in it (or the database) fails
+            // every time; stop retrying.
+            try finish(.failed, error: "gave up after \(Self.maximumAttempts) attempts that did not finish")
+            return try store.job(userID: userID, id: id)
+        }
+        // Read through a descriptor so that messages name the upload, never the
+        // spool path.
+        let descriptor = open(job.spoolPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            try finish(.failed, error: "the uploaded file is no longer in the spool folder; upload it again")
+            return try store.job(userID: userID, id: id)
+        }
+        defer { close(descriptor) }
+        do {
+            // The job has the person's import number; its imports row takes none.
+            var options = options
+            options.isQueuedUpload = true
+            let result = try ImportService(session: session).importInput(
+                .fileDescriptor(descriptor, name: job.fileName), for: user, options: options)
+            try finish(.done, importID: result.outcome?.importID)
+        } catch let lost as LostClaim {
+            throw lost
+        } catch {
+            let failure = ServiceError(error)
+            if failure.kind == .busy {
+                // Another import of this user (the CLI's, another server's) holds
+                // the user's import lock: try again later, as if never started.
+                guard try store.requeue(claim) else { throw LostClaim() }
+            } else {
+                // The import was rolled back to its savepoint and recorded as failed.
+                try finish(.failed, error: failure.message)
+            }
+        }
+        return try store.job(userID: userID, id: id)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 public import PostgresClient
 
 /// Uploads queued for import (table `import_jobs`, migration 0010): queued by the server,
@@ -80,8 +81,23 @@ public struct ImportJobStore {
         case notFound
     }
 
-    /// Advisory lock class of a claimed job (`"SLJB"`), held by the worker's session.
-    public static let claimLockClass: Int32 = 1_397_508_674
+    /// A worker's claim on a job (migration 0019): the job, and the token that makes the
+    /// claim this worker's until its lease lapses and another worker claims the job.
+    public struct Claim: Sendable, Hashable {
+        /// The job's owner.
+        public var userID: Int64
+        /// The job's id.
+        public var id: Int64
+        /// The claiming worker's random token (a UUID), stored in `import_jobs.claim_token`.
+        public var token: String
+
+        /// Creates a claim.
+        public init(userID: Int64, id: Int64, token: String) {
+            self.userID = userID
+            self.id = id
+            self.token = token
+        }
+    }
 
     /// The connection every call uses.
     public let connection: Connection
@@ -218,16 +234,31 @@ public struct ImportJobStore {
     }
 
     /// Claims the oldest job a worker on `host` may run (any host's when `anyHost`: the
-    /// spool folder is shared), for this connection's session, which holds the claim
-    /// until ``release(id:)`` or its end. `nil` when nothing waits.
-    public func claim(host: String, anyHost: Bool) throws -> (userID: Int64, id: Int64)? {
+    /// spool folder is shared), waiting or running with a lapsed lease, under a new random
+    /// token, with a lease of `leaseSeconds` from now (the database's clock), which
+    /// ``renew(_:leaseSeconds:)`` extends. `nil` when nothing waits.
+    public func claim(host: String, anyHost: Bool, leaseSeconds: Double) throws -> Claim? {
+        let token = UUID().uuidString.lowercased()
         guard
             let row = try connection.execute(
-                "SELECT user_id, id FROM sleepledger_claim_import_job($1, $2)", [.text(host), .bool(anyHost)],
-                name: "jobs.claim"
+                "SELECT user_id, id FROM sleepledger_claim_import_job($1, $2, $3::uuid, $4)",
+                [.text(host), .bool(anyHost), .text(token), .double(leaseSeconds)], name: "jobs.claim"
             ).first, let userID = try row.int64(0), let id = try row.int64(1)
         else { return nil }
-        return (userID, id)
+        return Claim(userID: userID, id: id, token: token)
+    }
+
+    /// Extends `claim`'s lease to `leaseSeconds` from now; `false` when the claim is no
+    /// longer the caller's (the job ended, or another worker claimed it after the lease
+    /// lapsed). Run as the job's owner, in a transaction of its own.
+    public func renew(_ claim: Claim, leaseSeconds: Double) throws -> Bool {
+        try connection.execute(
+            """
+            UPDATE import_jobs SET claimed_until = now() + make_interval(secs => $4)
+            WHERE user_id = $1 AND id = $2 AND state = 'running' AND claim_token = $3::uuid
+            """, [.int64(claim.userID), .int64(claim.id), .text(claim.token), .double(leaseSeconds)],
+            name: "jobs.renew"
+        ).affectedRows > 0
     }
 
     /// The spool files on `host` that waiting or running jobs still need (any user's).
@@ -250,47 +281,40 @@ public struct ImportJobStore {
         return (try row.int(0) ?? 0, try row.int(1) ?? 0, try row.double(2) ?? 0)
     }
 
-    /// Releases this session's claim on job `id`.
-    public func release(id: Int64) throws {
-        try connection.execute(
-            "SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::integer)",
-            [.int(Int(Self.claimLockClass)), .int64(id)], name: "jobs.release")
-    }
-
-    /// Ends a job this session claimed: done or failed, with the import it produced and
-    /// the reason for a failure, at `endedAt` (epoch seconds with their fraction, taken by
-    /// the caller when the job ended; never before the job started). `false` when the job
-    /// is not this session's to end (it was cancelled, or claimed again after this session
-    /// was thought gone).
+    /// Ends a job under `claim`: done or failed, with the import it produced and the
+    /// reason for a failure, at `endedAt` (epoch seconds with their fraction, taken by the
+    /// caller when the job ended; never before the job started). `false` when the claim is
+    /// no longer the caller's (its lease lapsed and another worker claimed the job), and
+    /// then nothing changed.
     ///
     /// The time is a parameter, not `clock_timestamp()`: a distributed database refuses
     /// volatile functions in an UPDATE (docs/operations.md, "Schema rules").
-    @discardableResult
-    public func finish(userID: Int64, id: Int64, state: State, importID: Int64?, error: String?, endedAt: Double)
-        throws -> Bool
-    {
+    public func finish(_ claim: Claim, state: State, importID: Int64?, error: String?, endedAt: Double) throws -> Bool {
         try connection.execute(
             """
-            UPDATE import_jobs SET state = $3, finished_at = greatest(to_timestamp($6::float8), started_at),
+            UPDATE import_jobs SET state = $3, finished_at = greatest(to_timestamp($7::float8), started_at),
                 import_id = $4, error = $5
-            WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
+            WHERE user_id = $1 AND id = $2 AND state = 'running' AND claim_token = $6::uuid
             """,
             [
-                .int64(userID), .int64(id), .text(state.rawValue), importID.map { .int64($0) },
-                error.map { .text(String($0.prefix(2000))) }, .double(endedAt),
+                .int64(claim.userID), .int64(claim.id), .text(state.rawValue), importID.map { .int64($0) },
+                error.map { .text(String($0.prefix(2000))) }, .text(claim.token), .double(endedAt),
             ], name: "jobs.finish"
         ).affectedRows > 0
     }
 
-    /// Puts a job this session claimed back in the queue, as if never started (another
-    /// import of the user held the user's import lock).
-    public func requeue(userID: Int64, id: Int64) throws {
+    /// Puts a job claimed under `claim` back in the queue, as if never started (another
+    /// import of the user held the user's import lock); `false` when the claim is no
+    /// longer the caller's, and then nothing changed.
+    @discardableResult
+    public func requeue(_ claim: Claim) throws -> Bool {
         try connection.execute(
             """
-            UPDATE import_jobs SET state = 'queued', started_at = NULL, worker_pid = NULL,
+            UPDATE import_jobs SET state = 'queued', started_at = NULL, claim_token = NULL, claimed_until = NULL,
                 attempts = greatest(attempts - 1, 0)
-            WHERE user_id = $1 AND id = $2 AND state = 'running' AND worker_pid = pg_backend_pid()
-            """, [.int64(userID), .int64(id)], name: "jobs.requeue")
+            WHERE user_id = $1 AND id = $2 AND state = 'running' AND claim_token = $3::uuid
+            """, [.int64(claim.userID), .int64(claim.id), .text(claim.token)], name: "jobs.requeue"
+        ).affectedRows > 0
     }
 
     static func job(from row: Row) throws -> Job {

@@ -49,7 +49,8 @@ final class HeldReader: @unchecked Sendable {
             attempts += ["SELECT pg_advisory_lock(\(key))", "SELECT pg_advisory_lock_shared(\(key))"]
         }
         for id in jobIDs {
-            attempts.append("SELECT pg_advisory_lock(\(ImportJobStore.claimLockClass), \(id))")
+            // The claim keys of jobs before migration 0019 made claims leases.
+            attempts.append("SELECT pg_advisory_lock(1397508674, \(id))")
         }
         for id in userIDs {
             attempts.append("SELECT pg_advisory_lock(1397508429, \(id))")

@@ -10,6 +10,9 @@ import Testing
 /// The queue's workers on the server's role.
 @Suite("Import queue")
 struct ImportQueueTests {
+    /// A worker's claim token.
+    static let token = "5b0f0c1e-2a3b-4c5d-8e9f-0a1b2c3d4e5f"
+
     /// Queues one night's CSV for `userID` on `session`, and returns the queue.
     static func queueOneNight(_ fixture: ServiceFixture, _ session: LedgerSession, _ userID: Int64) throws
         -> ImportQueue
@@ -74,14 +77,15 @@ struct ImportQueueTests {
         let past = try connection.execute(
             """
             INSERT INTO import_jobs (user_id, number, file_name, size_bytes, sha256, spool_host, spool_path, state,
-                                     started_at, worker_pid)
-            VALUES ($1, 99, 'x.csv', 1, $2, 'here', '/nonexistent', 'running', now(), pg_backend_pid())
+                                     started_at, claim_token, claimed_until)
+            VALUES ($1, 99, 'x.csv', 1, $2, 'here', '/nonexistent', 'running', now(), $3::uuid, now() + interval '1 minute')
             RETURNING id
-            """, [.int64(annaID), .text(String(repeating: "b", count: 64))]
+            """, [.int64(annaID), .text(String(repeating: "b", count: 64)), .text(Self.token)]
         ).single().int64(0)
         let store = ImportJobStore(connection: connection)
         let pastID = try #require(past)
-        #expect(try store.finish(userID: annaID, id: pastID, state: .failed, importID: nil, error: "x", endedAt: 0))
+        let claim = ImportJobStore.Claim(userID: annaID, id: pastID, token: Self.token)
+        #expect(try store.finish(claim, state: .failed, importID: nil, error: "x", endedAt: 0))
         let atStart = try connection.execute(
             "SELECT finished_at = started_at FROM import_jobs WHERE id = $1", [.int64(pastID)]
         ).single().bool(0)

@@ -70,22 +70,26 @@ struct ReaderLockTests {
         "pg_try_advisory_xact_lock_shared",
     ]
 
+    /// The advisory lock class ("SLJB") a worker's claim on a job took until migration 0019
+    /// made claims leases: still refused, as any key is.
+    static let claimLockClass: Int32 = 1_397_508_674
+
     @Test(
-        "no advisory lock, on the keys the writers use: the migrator's, roles.sql's, a queued job's claim",
+        "no advisory lock, on the keys the writers use: the migrator's, roles.sql's, a job claim's before migration 0019",
         arguments: advisoryLockFunctions)
     func advisoryLocks(function: String) throws {
         let setup = try Setup()
         defer { setup.close() }
         for arguments in [
-            "\(Migrator.advisoryLockKey)", "\(DatabaseRoles.scriptLockKey)", "\(ImportJobStore.claimLockClass), 1",
+            "\(Migrator.advisoryLockKey)", "\(DatabaseRoles.scriptLockKey)", "\(Self.claimLockClass), 1",
         ] {
             #expect(setup.refusal("SELECT \(function)(\(arguments))") == "42501", "\(function)(\(arguments))")
         }
-        // The writers keep them (the worker's claim takes the job's lock as the owner role).
+        // The writers keep them.
         for role in [DatabaseRoles.application, DatabaseRoles.server, DatabaseRoles.owner] {
             try setup.owner.transaction { connection in
                 try connection.execute("SET LOCAL ROLE \(role)")
-                try connection.execute("SELECT \(function)(\(ImportJobStore.claimLockClass), 2)")
+                try connection.execute("SELECT \(function)(\(Self.claimLockClass), 2)")
             }
             try setup.owner.execute("SELECT pg_advisory_unlock_all()")
         }
@@ -140,11 +144,14 @@ struct ReaderLockTests {
             WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef ORDER BY 1
             """
         ).rows.map { (try $0.string(0) ?? "", try $0.bool(1)) }
-        #expect(functions.map(\.0).contains("sleepledger_claim_import_job(text,boolean)"))
+        #expect(functions.map(\.0).contains("sleepledger_claim_import_job(text,boolean,uuid,double precision)"))
         for (function, mayExecute) in functions {
             #expect(mayExecute == false, "\(function)")
         }
-        #expect(setup.refusal("SELECT * FROM sleepledger_claim_import_job('host', true)") == "42501")
+        #expect(
+            setup.refusal(
+                "SELECT * FROM sleepledger_claim_import_job('host', true, '00000000-0000-0000-0000-000000000001', 60)")
+                == "42501")
         #expect(try setup.owner.execute("SELECT state FROM import_jobs").single().string(0) == "queued")
     }
 }

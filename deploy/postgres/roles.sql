@@ -171,8 +171,8 @@ $$;
 
 -- Advisory locks are the writers' alone in this database. PostgreSQL grants EXECUTE on
 -- the pg_advisory*_lock functions to PUBLIC, so any role could hold the keys the writers
--- wait for: the import queue's claim (migration 0010: a worker claiming job N waits for
--- key (1397508674, N), and job ids are easy to guess), the migrator's and this script's.
+-- wait for: the migrator's and this script's (and, until migration 0019 made the import
+-- queue's claims leases, the claim of job N waited for key (1397508674, N)).
 -- Here PUBLIC (and so sleepledger_readonly, and the login roles of its members) loses
 -- them, and the writing roles and the database owner (who migrates on an external
 -- server) keep them; superusers always may. Releasing (pg_advisory_unlock*) stays open.
