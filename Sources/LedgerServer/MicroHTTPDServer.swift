@@ -103,12 +103,15 @@ final class MicroHTTPDServer: @unchecked Sendable {
         var droppedBytes: Int64 = 0
         /// The template of the route the path matched, for metrics; `nil`: none.
         var routeTemplate: String?
+        /// The key the client's requests are counted under (``ClientAddressKey``).
+        let clientKey: String
 
         init(
             request: HTTPRequest, connection: OpaquePointer, watched: WatchedConnection?,
             started: ContinuousClock.Instant
         ) {
             self.request = request
+            clientKey = ClientAddressKey.key(request.clientAddress)
             self.connection = connection
             self.watched = watched
             self.started = started
@@ -433,7 +436,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let (request, problem) = head(connection, url: url, method: method)
         let state = RequestState(request: request, connection: connection, watched: watched, started: started)
         state.isMultipart = request.mediaType == "multipart/form-data"
-        let isWithinLimit = countIn(request.clientAddress)
+        let isWithinLimit = countIn(state.clientKey)
         if let problem {
             state.plan = .respond(
                 .error(400, code: "bad_request", message: problem, headers: [.init("Connection", "close")]))
@@ -615,7 +618,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
             connection, .HEADER_KIND, Self.fieldCallback, Unmanaged.passUnretained(fields).toOpaque())
         var headers: [String: String] = [:]
         for (name, value) in fields.value {
-            headers[name.lowercased()] = headers[name.lowercased()].map { $0 + ", " + value } ?? value
+            let name = name.lowercased()
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
         _ = MHD_get_connection_values(
             connection, .GET_ARGUMENT_KIND, Self.headerCallback, Unmanaged.passUnretained(query).toOpaque())
@@ -674,10 +678,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
 
     // MARK: Bookkeeping
 
-    /// Counts a request in; `false` when its client's key (``ClientAddressKey``: behind
-    /// the trusted proxy, the forwarded address's) already has the most allowed.
-    private func countIn(_ client: String) -> Bool {
-        let key = ClientAddressKey.key(client)
+    /// Counts a request in under its client's key (``ClientAddressKey``: behind the trusted
+    /// proxy, the forwarded address's); `false` when that key already has the most allowed.
+    private func countIn(_ key: String) -> Bool {
         activity.lock()
         defer { activity.unlock() }
         activeRequests += 1
@@ -713,19 +716,23 @@ final class MicroHTTPDServer: @unchecked Sendable {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
+    /// Why a request ended without an answer, as the status its log line and metrics give
+    /// it: a body cut for space (507) or for its rate (408), which libmicrohttpd 0.9.75
+    /// cannot answer before the body ends; `nil` for an answered or merely aborted request.
+    private static func cut(_ state: RequestState) -> (status: Int, reason: String)? {
+        if state.isAnswered { return nil }
+        if state.isCutForSpace { return (507, "spool short of space") }
+        if state.watched?.cut == .slowBody { return (408, "body too slow") }
+        return nil
+    }
+
     private func completed(_ state: RequestState, isComplete: Bool) {
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
         if case .upload(let receiver, _) = state.plan { receiver.abandon() }
         state.watched?.awaitHead(now: ConnectionWatch.now())
         let milliseconds = (ContinuousClock.now - state.started).components
         let elapsed = Double(milliseconds.seconds) * 1000 + Double(milliseconds.attoseconds) / 1e15
-        // A body cut for its rate or for space gets no answer (libmicrohttpd 0.9.75 cannot
-        // send one before the body ends): logged and counted as 408 or 507.
-        let cut: (status: Int, reason: String)? =
-            state.isAnswered
-            ? nil
-            : state.isCutForSpace
-                ? (507, "spool short of space") : state.watched?.cut == .slowBody ? (408, "body too slow") : nil
+        let cut = Self.cut(state)
         let status =
             if let cut { "\(cut.status) cut (\(cut.reason))" } else if isComplete { String(state.status) } else {
                 "\(state.status == 0 ? "-" : String(state.status)) aborted"
@@ -740,8 +747,9 @@ final class MicroHTTPDServer: @unchecked Sendable {
         activity.lock()
         activeRequests -= 1
         if state.countsAsAnonymous { anonymousRequests -= 1 }
-        let key = ClientAddressKey.key(state.request.clientAddress)
-        if let count = activeByClient[key] { activeByClient[key] = count > 1 ? count - 1 : nil }
+        if let count = activeByClient[state.clientKey] {
+            activeByClient[state.clientKey] = count > 1 ? count - 1 : nil
+        }
         activity.broadcast()
         activity.unlock()
     }

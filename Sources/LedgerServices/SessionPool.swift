@@ -1,6 +1,6 @@
 import Foundation
 
-/// Database sessions shared by the server's request threads: at most ``capacity`` open
+/// Database sessions shared by the server's connection threads: at most ``capacity`` open
 /// at once, opened on demand, handed to one request at a time, and dropped when broken.
 public final class SessionPool: SessionSource, @unchecked Sendable {
     /// The most sessions open at once.
