@@ -49,14 +49,14 @@ public final class LedgerSession {
     }
 
     /// Runs `body` inside one transaction in which row-level security shows the server's
-    /// role only the rows of user `userID` (`set_config('sleepledger.user_id', id, true)`:
+    /// role only the rows of user `userID` (`SET LOCAL sleepledger.user_id = '42'`:
     /// the setting ends with the transaction); `BEGIN READ ONLY` on a read-only session.
     /// What `body` throws rolls the transaction back and is rethrown as it is; a database
     /// failure around it is a ``ServiceError``.
     public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
         func run(_ connection: Connection) throws -> T {
             let setting = Self.userSetting(userID)
-            try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
+            try connection.execute(setting.sql, name: setting.name)
             return try body()
         }
         do {
@@ -82,32 +82,37 @@ public final class LedgerSession {
     }
 
     /// Runs `statements` in one read-only transaction as the owner of the presented token
-    /// `id` whose secret hashes to `hash`, in one round trip: `BEGIN`, the token's
-    /// credentials, the owner setting (``LedgerStore/TokenStore/ownerSettingStatement(id:secretSHA256:)``:
-    /// no one when the hash matches no valid token), the statements and `COMMIT`. Returns the
-    /// credentials' result, then the statements'. The caller checks the credentials before
-    /// it uses anything read; statements written for the current user
-    /// (``LedgerStore/DatabaseRoles/currentUserID``) read nothing for a wrong token.
+    /// `id` whose secret hashes to `hash`, in two round trips: the token's credentials
+    /// first (``LedgerStore/TokenStore/credentialsStatement(id:)``, a definer function
+    /// that needs no user), then `BEGIN`, the owner setting
+    /// (``LedgerStore/DatabaseRoles/settingStatement(userID:)`` with the id of the valid
+    /// token whose stored hash is `hash`; no setting when none is), the statements and
+    /// `COMMIT` together. `SET LOCAL` takes only a literal, so the owner must be known
+    /// before it is sent. Returns the credentials' result, then the statements'. The
+    /// caller checks the credentials (in constant time) before it uses anything read;
+    /// statements written for the current user (``LedgerStore/DatabaseRoles/currentUserID``)
+    /// read nothing for a wrong token. Comparing the hashes here tells a timing observer
+    /// at most something about a SHA-256 of a secret, never the secret.
     package func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
         -> [QueryResult]
     {
         do {
-            let results = try connection.pipelinedTransaction(
-                [
-                    TokenStore.credentialsStatement(id: id),
-                    TokenStore.ownerSettingStatement(id: id, secretSHA256: hash),
-                ] + statements, readOnly: true)
-            return [results[0]] + results.dropFirst(2)
+            let lookUp = TokenStore.credentialsStatement(id: id)
+            let credentials = try connection.executePrepared(lookUp.sql, lookUp.parameters, name: lookUp.name)
+            let owner = try TokenStore.credentials(in: credentials).first { $0.secretSHA256 == hash }?.userID
+            let setting = owner.map { [Self.userSetting($0)] } ?? []
+            let results = try connection.pipelinedTransaction(setting + statements, readOnly: true)
+            return [credentials] + results.dropFirst(setting.count)
         } catch {
             throw ServiceError(error)
         }
     }
 
     /// The statement naming the user whose rows row-level security shows, until the
-    /// transaction ends.
+    /// transaction ends (``LedgerStore/DatabaseRoles/settingStatement(userID:)``: a
+    /// `SET LOCAL` with the id written in, sent unprepared since its text changes with the
+    /// user).
     package static func userSetting(_ userID: Int64) -> PipelinedStatement {
-        PipelinedStatement(
-            "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))],
-            name: "session.asUser")
+        PipelinedStatement(DatabaseRoles.settingStatement(userID: userID), name: "session.asUser", isPrepared: false)
     }
 }

@@ -134,23 +134,6 @@ public struct TokenStore {
         }
     }
 
-    /// The statement that names, for row-level security until the transaction ends, the
-    /// owner of the valid token `id` whose stored hash is `secretSHA256`, and no one when
-    /// there is none (the setting is then empty and every policy shows nothing). It lets
-    /// a read that follows in the same round trip run as the token's owner before the
-    /// server has checked the token itself; the server still checks it
-    /// (``credentials(in:)``, compared in constant time) and answers nothing read when it
-    /// fails. Comparing the hash in SQL tells a timing observer at most something about a
-    /// SHA-256 of a secret, never the secret.
-    public static func ownerSettingStatement(id: Int64, secretSHA256: [UInt8]) -> PipelinedStatement {
-        PipelinedStatement(
-            """
-            SELECT set_config($1, coalesce((SELECT c.user_id::text FROM sleepledger_token_credentials($2) c
-            WHERE c.secret_sha256 = $3 LIMIT 1), ''), true)
-            """, [.text(DatabaseRoles.currentUserSetting), .int64(id), .bytes(Data(secretSHA256))],
-            name: "tokens.ownerSetting")
-    }
-
     /// Records that the token authenticated a request at `now` (at most once a minute,
     /// so a busy phone does not rewrite the row on every request; callers skip the call
     /// when ``Credential/isUseDue(at:)`` says no).

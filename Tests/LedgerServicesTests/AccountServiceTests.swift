@@ -146,7 +146,7 @@ struct AccountServiceTests {
                 try AccountService.storedSummaryText(sessions: session, token: presented, horizon: .weekly, now: now)
             }
             #expect(refused?.kind == .unauthorized, "\(presented.prefix(24))")
-            // What the one round trip read for it, before the server's own check: nothing.
+            // What the reads as the token's owner found for it, before the server's own check: nothing.
             guard let (id, hash) = TokenService.presented(presented) else { continue }
             let results = try session.readAsTokenOwner(
                 id: id, hash: hash,

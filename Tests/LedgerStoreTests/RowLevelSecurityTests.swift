@@ -68,8 +68,7 @@ struct RowLevelSecurityTests {
         try connection.transaction { connection in
             try connection.execute("SET LOCAL ROLE \(DatabaseRoles.server)")
             if let userID {
-                try connection.execute(
-                    "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))])
+                try connection.execute(DatabaseRoles.settingStatement(userID: userID))
             }
             return try body(connection)
         }

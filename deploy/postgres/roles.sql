@@ -15,7 +15,7 @@
 --   sleepledger_server    LOGIN, no password, no BYPASSRLS. The upload server: reads and
 --                         writes rows, but row-level security shows it only the rows of
 --                         the user named by the transaction's setting sleepledger.user_id
---                         (none when it is unset). Tokens are found before the user is
+--                         (SET LOCAL sleepledger.user_id = '42'; none when it is unset). Tokens are found before the user is
 --                         known through SECURITY DEFINER functions.
 --
 -- Row-level security: every table with a user_id column, and users itself (key id), has
@@ -219,12 +219,22 @@ END
 $$;
 
 -- Row-level security on every user-data table (see the top of this file). Only what is
--- missing is changed: ALTER TABLE and CREATE POLICY take strong locks, and this script
--- runs on every start of a writing tool on the embedded default.
+-- missing or different is changed: ALTER TABLE, CREATE POLICY and ALTER POLICY take strong
+-- locks, and this script runs on every start of a writing tool on the embedded default.
+--
+-- The server's policy compares the key with the setting directly, with no sub-select
+-- (Citus refuses policies with sub-queries on distributed tables). It is still an index
+-- condition: current_setting is STABLE, so an index scan evaluates it once, at its start,
+-- and the user_id indexes serve it. A policy written by an older roles.sql (with
+-- `(SELECT nullif(...)::bigint)`) or otherwise different is changed in place (ALTER
+-- POLICY), so a database made before upgrades on the next run. The expressions are
+-- compared as PostgreSQL 15 prints them back (pg_policies.qual and with_check).
 DO $$
 DECLARE
     relation record;
-    current_user_id constant text := '(SELECT nullif(current_setting(''sleepledger.user_id'', true), '''')::bigint)';
+    current_user_id constant text := 'nullif(current_setting(''sleepledger.user_id'', true), '''')::bigint';
+    printed text;
+    existing record;
 BEGIN
     FOR relation IN
         SELECT c.oid::regclass AS name, c.relname, c.relrowsecurity, c.relforcerowsecurity,
@@ -240,12 +250,20 @@ BEGIN
         IF NOT relation.relforcerowsecurity THEN
             EXECUTE format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', relation.name);
         END IF;
-        IF NOT EXISTS (
-            SELECT FROM pg_policies
-            WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_server_own_rows'
-        ) THEN
+        printed := format(
+            '(%I = (NULLIF(current_setting(''sleepledger.user_id''::text, true), ''''::text))::bigint)', relation.key);
+        SELECT qual, with_check, roles INTO existing
+        FROM pg_policies
+        WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_server_own_rows';
+        IF NOT FOUND THEN
             EXECUTE format(
                 'CREATE POLICY sleepledger_server_own_rows ON %s TO sleepledger_server USING (%I = %s) WITH CHECK (%I = %s)',
+                relation.name, relation.key, current_user_id, relation.key, current_user_id);
+        ELSIF existing.qual IS DISTINCT FROM printed OR existing.with_check IS DISTINCT FROM printed
+            OR existing.roles IS DISTINCT FROM ARRAY['sleepledger_server']::name[]
+        THEN
+            EXECUTE format(
+                'ALTER POLICY sleepledger_server_own_rows ON %s TO sleepledger_server USING (%I = %s) WITH CHECK (%I = %s)',
                 relation.name, relation.key, current_user_id, relation.key, current_user_id);
         END IF;
         IF NOT EXISTS (
