@@ -10,11 +10,11 @@
 #   summary  GET /api/v1/summary for 1,000 users (admin-benchmark-data: a year of nights
 #            each) under wrk with 16 connections and a random user's token per request
 #            (after 5 s not counted), against pgbench with 16 clients sending what the
-#            server sends for it (the token's credentials; then a transaction with SET
-#            LOCAL naming its owner, the user's row and the stored summary) as the server's
-#            role, statement by statement and with the transaction pipelined (in one round
-#            trip, as the server sends it); and the HTTP floor, a 404 that needs no
-#            database, under the same wrk load. Rounds interleave the four.
+#            server sends for it once it knows the token's owner (a transaction with SET
+#            LOCAL naming the owner, the token checked as that owner, the user's row and the
+#            stored summary) as the server's role, statement by statement and pipelined (in
+#            one round trip, as the server sends it); and the HTTP floor, a 404 that needs
+#            no database, under the same wrk load. Rounds interleave the four.
 #   hae      POST /api/v1/ingest/health-auto-export of distinct 5 MB payloads from 8
 #            "phones" at once (curl), latency per request (p50, p99, max), against the same
 #            requests to GET /healthz in the same run.
@@ -184,15 +184,17 @@ part_summary() {
   local users=1000
   echo "## summary: GET /api/v1/summary for $users users, 16 connections, $runs rounds of ${duration} s each"
   summary_load
-  # The requests the server sends for it (AccountService.storedSummaryText(session:token:...)
-  # as sleepledger_server, LedgerSession.readAsTokenOwner), in two round trips: the token's
-  # credentials (a definer function; the server compares the presented secret's hash with
-  # them itself); then, read-only, SET LOCAL naming the token's owner (a literal: SET takes
-  # no parameters), the user's row and the stored summary's text with its flag, both for
-  # the user the setting names. pgbench binds its variables as parameters in prepared mode,
-  # so it cannot write an id into SET: it draws from 100 of the users instead, one script
-  # each with the owner's id written in as the server writes it (pgbench takes at most 128
-  # scripts; wrk draws from all 1,000).
+  # The transaction the server sends for it (AccountService.storedSummaryText(session:token:...)
+  # as sleepledger_server, LedgerSession.readAsTokenOwner) once its session knows the
+  # token's owner, as it does from a phone's second request on: read-only; SET LOCAL naming
+  # the owner (a literal: SET takes no parameters); the token checked as that owner
+  # (sleepledger_own_token, which ends the transaction for a wrong secret); the user's row
+  # and the stored summary's text with its flag, both for the user the setting names. The
+  # server hashes the presented secret itself; pgbench has PostgreSQL hash it (sha256 of the
+  # secret, itself sha256 of "bench-<id>": a few microseconds more for pgbench). pgbench
+  # binds its variables as parameters in prepared mode, so it cannot write an id into SET:
+  # it draws from 100 of the users instead, one script each with the owner's id written in
+  # as the server writes it (pgbench takes at most 128 scripts; wrk draws from all 1,000).
   local ids id scripts=() piped_scripts=()
   ids="$(psql -tA "$conninfo" -c "SELECT id FROM users WHERE handle ~ '^user[0-9]{4}$' ORDER BY id LIMIT 100")"
   for id in $ids; do
@@ -200,16 +202,16 @@ part_summary() {
     transaction="$(cat <<SQL
 BEGIN READ ONLY;
 SET LOCAL sleepledger.user_id = '$id';
+SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_own_token($id, $((id + 1099511627776)), sha256(sha256(convert_to('bench-$id', 'UTF8'))));
 SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = nullif(current_setting('sleepledger.user_id', true), '')::bigint;
 SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt' FROM summaries WHERE user_id = nullif(current_setting('sleepledger.user_id', true), '')::bigint AND horizon = 'weekly';
 COMMIT;
 SQL
 )"
-    local look_up="SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_token_credentials($((id + 1099511627776)));"
     # pgbench sends the transaction statement by statement (as the server did before it
     # pipelined), and in one round trip as the server sends it now (libpq's pipeline mode).
-    printf '%s\n%s\n' "$look_up" "$transaction" > "$work/summary-$id.sql"
-    printf '%s\n\\startpipeline\n%s\n\\endpipeline\n' "$look_up" "$transaction" > "$work/summary-pipelined-$id.sql"
+    printf '%s\n' "$transaction" > "$work/summary-$id.sql"
+    printf '\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined-$id.sql"
     scripts+=(-f "$work/summary-$id.sql")
     piped_scripts+=(-f "$work/summary-pipelined-$id.sql")
   done

@@ -82,29 +82,72 @@ public final class LedgerSession {
     }
 
     /// Runs `statements` in one read-only transaction as the owner of the presented token
-    /// `id` whose secret hashes to `hash`, in two round trips: the token's credentials
-    /// first (``LedgerStore/TokenStore/credentialsStatement(id:)``, a definer function
-    /// that needs no user), then `BEGIN`, the owner setting
-    /// (``LedgerStore/DatabaseRoles/settingStatement(userID:)`` with the id of the valid
-    /// token whose stored hash is `hash`; no setting when none is), the statements and
-    /// `COMMIT` together. `SET LOCAL` takes only a literal, so the owner must be known
-    /// before it is sent. Returns the credentials' result, then the statements'. The
-    /// caller checks the credentials (in constant time) before it uses anything read;
-    /// statements written for the current user (``LedgerStore/DatabaseRoles/currentUserID``)
-    /// read nothing for a wrong token. Comparing the hashes here tells a timing observer
-    /// at most something about a SHA-256 of a secret, never the secret.
+    /// `id` whose secret hashes to `hash`. The transaction is `BEGIN`, the owner setting
+    /// (``userSetting(_:)``), the token checked as that owner
+    /// (``LedgerStore/TokenStore/ownCredentialsStatement(userID:id:secretSHA256:)``: it ends
+    /// the transaction, before anything is read, unless the owner has a valid token with
+    /// that id and hash), the statements and `COMMIT`, sent together. `SET LOCAL` takes only
+    /// a literal, so the owner must be known first: a token id's owner never changes, and
+    /// the session remembers the owners of the tokens it has seen valid, so a phone asking
+    /// again costs one round trip. An unknown id costs one more first: the definer look-up
+    /// (``LedgerStore/TokenStore/credentialsStatement(id:)``) finds the owner of the valid
+    /// token whose stored hash is `hash`. A remembered owner whose check fails (a wrong
+    /// secret, a revoked token, or a restored database that gave the id to someone else) is
+    /// forgotten and looked up again.
+    ///
+    /// Returns the credentials' result, then the statements'; only a credentials' result
+    /// (without the presented hash) when no valid token has that id and hash. The caller
+    /// checks the credentials (in constant time) before it uses anything read. Comparing
+    /// hashes here tells a timing observer at most something about a SHA-256 of a secret,
+    /// never the secret.
     package func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
         -> [QueryResult]
     {
         do {
+            if let owner = knownTokenOwners[id] {
+                if let results = try readAsOwner(owner, tokenID: id, hash: hash, statements) { return results }
+                knownTokenOwners[id] = nil
+            }
             let lookUp = TokenStore.credentialsStatement(id: id)
             let credentials = try connection.executePrepared(lookUp.sql, lookUp.parameters, name: lookUp.name)
-            let owner = try TokenStore.credentials(in: credentials).first { $0.secretSHA256 == hash }?.userID
-            let setting = owner.map { [Self.userSetting($0)] } ?? []
-            let results = try connection.pipelinedTransaction(setting + statements, readOnly: true)
-            return [credentials] + results.dropFirst(setting.count)
+            guard
+                let owner = try TokenStore.credentials(in: credentials).first(where: { $0.secretSHA256 == hash })?
+                    .userID,
+                let results = try readAsOwner(owner, tokenID: id, hash: hash, statements)
+            else { return [credentials] }
+            if knownTokenOwners.count >= Self.knownTokenOwnersLimit {
+                knownTokenOwners.removeAll(keepingCapacity: true)
+            }
+            knownTokenOwners[id] = owner
+            return results
         } catch {
             throw ServiceError(error)
+        }
+    }
+
+    /// The owners of the valid tokens this session has served, by token id: at most
+    /// ``knownTokenOwnersLimit``, forgotten all at once past it (a session serves one
+    /// request at a time, so no lock).
+    private var knownTokenOwners: [Int64: Int64] = [:]
+    /// How many token owners a session remembers.
+    static let knownTokenOwnersLimit = 4096
+
+    /// The one round trip of ``readAsTokenOwner(id:hash:_:)`` once the owner is known;
+    /// `nil` when the owner has no valid token `tokenID` with hash `hash`.
+    private func readAsOwner(_ owner: Int64, tokenID: Int64, hash: [UInt8], _ statements: [PipelinedStatement])
+        throws -> [QueryResult]?
+    {
+        do {
+            return Array(
+                try connection.pipelinedTransaction(
+                    [
+                        Self.userSetting(owner),
+                        TokenStore.ownCredentialsStatement(userID: owner, id: tokenID, secretSHA256: hash),
+                    ]
+                        + statements, readOnly: true
+                ).dropFirst())
+        } catch let error as PostgresError where TokenStore.isNoOwnToken(error) {
+            return nil
         }
     }
 

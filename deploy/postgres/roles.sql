@@ -4,8 +4,16 @@
 -- (A role with CREATEROLE can create the roles, but cannot take the advisory lock
 -- functions from PUBLIC; the script then says so in a WARNING.)
 --
---   sleepledger_owner     NOLOGIN. Owns the tables: after migrations (which run as the
---                         connecting user) this script hands their tables to it.
+--   sleepledger_owner     LOGIN, no password. Owns the tables and the SECURITY DEFINER
+--                         look-ups: after migrations (which run as the connecting user)
+--                         this script hands them to it. It may log in because Citus opens
+--                         its connections to the worker nodes as a table's owner and
+--                         refuses to distribute tables owned by a NOLOGIN role (citus
+--                         issue 7719); with no password, only what pg_hba.conf lets in
+--                         without one reaches it: local sockets by peer authentication, and
+--                         on Citus the nodes' own certificate-authenticated connections
+--                         (deploy/postgres/pg_hba-owner.conf). Until issue 21 it was NOLOGIN;
+--                         this script makes an older one LOGIN. It never sets a password.
 --   sleepledger_app       LOGIN, no password. Reads and writes rows (SELECT, INSERT,
 --                         UPDATE, DELETE); cannot change the schema.
 --   sleepledger_readonly  LOGIN, no password. SELECT only, and its sessions start
@@ -39,9 +47,11 @@ DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
         BEGIN
-            CREATE ROLE sleepledger_owner NOLOGIN;
+            CREATE ROLE sleepledger_owner LOGIN;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END;
+    ELSIF NOT (SELECT rolcanlogin FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
+        ALTER ROLE sleepledger_owner LOGIN;
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_app') THEN
         BEGIN
@@ -154,7 +164,9 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA public
 ALTER DEFAULT PRIVILEGES IN SCHEMA public
     GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_server;
 
--- The server may call the look-ups it needs before it knows the user, and nothing else.
+-- The server may call the look-ups it needs before it knows the user, and the check of a
+-- token as its owner (sleepledger_own_token, migration 0020: not a definer function, so
+-- row-level security holds it to the user its transaction names), and nothing else.
 DO $$
 DECLARE
     function record;
@@ -162,7 +174,8 @@ BEGIN
     FOR function IN
         SELECT p.oid::regprocedure AS name
         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-        WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%' AND p.prosecdef
+        WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%'
+          AND (p.prosecdef OR p.proname = 'sleepledger_own_token')
     LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO sleepledger_server', function.name);
     END LOOP;
