@@ -174,6 +174,7 @@ CREATE TEMPORARY TABLE bench_tokens (handle text, id bigint, secret_sha256 bytea
 \copy bench_tokens FROM '$work/tokens.csv' WITH (FORMAT csv)
 INSERT INTO api_tokens (user_id, id, name, scope, secret_sha256)
 SELECT u.id, t.id, 'bench', 'full', t.secret_sha256 FROM bench_tokens t JOIN users u ON u.handle = t.handle;
+INSERT INTO api_token_owners (token_id, user_id) SELECT id, user_id FROM api_tokens WHERE name = 'bench';
 SQL
 }
 
