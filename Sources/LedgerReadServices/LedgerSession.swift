@@ -116,7 +116,7 @@ public final class LedgerSession {
                 let results = try readAsOwner(owner, tokenID: id, hash: hash, statements)
             else { return [credentials] }
             if knownTokenOwners.count >= Self.knownTokenOwnersLimit {
-                knownTokenOwners.removeAll(keepingCapacity: true)
+                knownTokenOwners.remove(at: knownTokenOwners.startIndex)
             }
             knownTokenOwners[id] = owner
             return results
@@ -126,11 +126,13 @@ public final class LedgerSession {
     }
 
     /// The owners of the valid tokens this session has served, by token id: at most
-    /// ``knownTokenOwnersLimit``, forgotten all at once past it (a session serves one
-    /// request at a time, so no lock).
+    /// ``knownTokenOwnersLimit``; past it, one arbitrary entry (the first in the
+    /// dictionary's hash order) makes room for the new one, so with more tokens in use than
+    /// that, a share of requests pays the look-up again. A session serves one request at a
+    /// time, so no lock.
     private var knownTokenOwners: [Int64: Int64] = [:]
-    /// How many token owners a session remembers.
-    static let knownTokenOwnersLimit = 4096
+    /// How many token owners a session remembers: under 1 MB, per session.
+    static let knownTokenOwnersLimit = 16_384
 
     /// The one round trip of ``readAsTokenOwner(id:hash:_:)`` once the owner is known;
     /// `nil` when the owner has no valid token `tokenID` with hash `hash`.
