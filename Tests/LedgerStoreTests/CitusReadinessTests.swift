@@ -167,13 +167,35 @@ struct CitusReadinessTests {
         #expect(throws: CitusTables.ParseError.self) { try CitusTables.parse("refrence users\n") }
     }
 
-    @Test("the migrated schema keeps every rule", arguments: CitusRule.all)
-    func migratedSchemaKeeps(_ rule: CitusRule) throws {
+    /// Runs `body` on a connection to a new migrated database, dropped afterwards.
+    static func withScratchDatabase<T>(_ body: (Connection, String) throws -> T) throws -> T {
         let database = try TestDatabase.migrated()
         defer { try? TestDatabase.drop(database.name) }
         let connection = try Connection(conninfo: database.conninfo)
         defer { connection.close() }
-        #expect(try rule.offenders(connection, CitusTables.declared()) == [])
+        return try body(connection, database.conninfo)
+    }
+
+    /// Runs deploy/citus/distribute.sh with `arguments`: its exit status and what it printed.
+    static func distribute(_ arguments: [String]) throws -> (status: Int32, printed: String) {
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/bin/bash")
+        script.arguments = [TestDatabase.repositoryRoot + "/deploy/citus/distribute.sh"] + arguments
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = FileHandle.nullDevice
+        try script.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        return (script.terminationStatus, printed)
+    }
+
+    @Test("the migrated schema keeps every rule", arguments: CitusRule.all)
+    func migratedSchemaKeeps(_ rule: CitusRule) throws {
+        let offenders = try Self.withScratchDatabase { connection, _ in
+            try rule.offenders(connection, CitusTables.declared())
+        }
+        #expect(offenders == [])
     }
 
     /// A migration written to break one rule, and what the rule must name.
@@ -244,37 +266,25 @@ struct CitusReadinessTests {
 
     @Test("each rule catches a migration that breaks it, in a scratch database", arguments: breaches)
     func ruleCatchesBreach(_ breach: Breach) throws {
-        let database = try TestDatabase.migrated()
-        defer { try? TestDatabase.drop(database.name) }
-        let connection = try Connection(conninfo: database.conninfo)
-        defer { connection.close() }
-        try connection.executeScript(breach.migration)
-        let rule = CitusRule.all[breach.rule]
-        #expect(try rule.offenders(connection, CitusTables.declared()) == [breach.offender], "\(rule.name)")
+        try Self.withScratchDatabase { connection, _ in
+            try connection.executeScript(breach.migration)
+            let rule = CitusRule.all[breach.rule]
+            let offenders = try rule.offenders(connection, CitusTables.declared())
+            #expect(offenders == [breach.offender], "\(rule.name)")
+        }
     }
 
     @Test(
         "deploy/citus/distribute.sh --print places every table as the catalog and the declaration say, in foreign-key order"
     )
     func distributionScript() throws {
-        let database = try TestDatabase.migrated()
-        defer { try? TestDatabase.drop(database.name) }
-        let connection = try Connection(conninfo: database.conninfo)
-        defer { connection.close() }
-        let declared = try CitusTables.declared()
+        try Self.withScratchDatabase { connection, conninfo in try Self.checkDistribution(connection, conninfo) }
+    }
 
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/bin/bash")
-        script.arguments = [
-            TestDatabase.repositoryRoot + "/deploy/citus/distribute.sh", "--print", "--shard-count", "48",
-            "--database", database.conninfo,
-        ]
-        let output = Pipe()
-        script.standardOutput = output
-        try script.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        script.waitUntilExit()
-        #expect(script.terminationStatus == 0)
+    static func checkDistribution(_ connection: Connection, _ conninfo: String) throws {
+        let declared = try CitusTables.declared()
+        let (status, printed) = try distribute(["--print", "--shard-count", "48", "--database", conninfo])
+        #expect(status == 0)
 
         // The placed tables, in the order the script places them.
         func argument(_ line: Substring) -> String? {
@@ -325,30 +335,19 @@ struct CitusReadinessTests {
 
     @Test("distribute.sh refuses a table that has no user_id and is not declared")
     func distributionScriptRefusesUndeclared() throws {
-        let database = try TestDatabase.migrated()
-        defer { try? TestDatabase.drop(database.name) }
-        let connection = try Connection(conninfo: database.conninfo)
-        defer { connection.close() }
-        try connection.execute("CREATE TABLE shared_notes (id bigint PRIMARY KEY)")
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/bin/bash")
-        script.arguments = [
-            TestDatabase.repositoryRoot + "/deploy/citus/distribute.sh", "--print", "--database", database.conninfo,
-        ]
-        script.standardOutput = FileHandle.nullDevice
-        script.standardError = FileHandle.nullDevice
-        try script.run()
-        script.waitUntilExit()
-        #expect(script.terminationStatus == 65)
+        try Self.withScratchDatabase { connection, conninfo in
+            try connection.execute("CREATE TABLE shared_notes (id bigint PRIMARY KEY)")
+            let status = try Self.distribute(["--print", "--database", conninfo]).status
+            #expect(status == 65)
+        }
     }
 
     @Test("a view that runs as its caller passes the view rule")
     func invokerViewPasses() throws {
-        let database = try TestDatabase.migrated()
-        defer { try? TestDatabase.drop(database.name) }
-        let connection = try Connection(conninfo: database.conninfo)
-        defer { connection.close() }
-        try connection.execute("CREATE VIEW own_nights WITH (security_invoker = true) AS SELECT * FROM nights")
-        #expect(try CitusRule.all[7].offenders(connection, CitusTables.declared()) == [])
+        try Self.withScratchDatabase { connection, _ in
+            try connection.execute("CREATE VIEW own_nights WITH (security_invoker = true) AS SELECT * FROM nights")
+            let offenders = try CitusRule.all[7].offenders(connection, CitusTables.declared())
+            #expect(offenders == [])
+        }
     }
 }
