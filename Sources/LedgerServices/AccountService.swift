@@ -153,7 +153,9 @@ public struct AccountService {
     /// The stored summary of `horizon` for the bearer of API token `token`, with the caller
     /// it speaks for: the token checked as ``TokenService/authenticate(_:now:)`` checks it,
     /// the summary as ``storedSummaryText(horizon:)`` finds it, and both in one round trip
-    /// to the database when the summary is stored and the token's use needs no recording
+    /// to the database when the session knows the token's owner (two the first time: the
+    /// owner, then the reads as that owner), the summary is stored and the token's use needs
+    /// no recording
     /// (``LedgerSession/readAsTokenOwner(id:hash:_:)``). The caller's scope is for the
     /// caller to check. ``ServiceError/Kind/unauthorized`` for a token that is malformed,
     /// unknown, revoked or wrong.
