@@ -21,8 +21,8 @@ import SleepReports
 ///
 /// Memory stays the same however many samples there are: the samples come from the
 /// database one at a time (``LedgerStore/SampleStore/streamCurrentUserSamples(_:)``) and go
-/// out through the zip writer (``ZipStream``) in blocks. The nights, naps and imports are
-/// read whole (one row a night, a few thousand in ten years).
+/// out through the zip writer (``ZipStream``) in blocks; the nights and naps a year of wake
+/// days at a time. The summaries (six) and the import list are read whole.
 public struct DataExport {
     /// The session every read uses.
     public let session: LedgerSession
@@ -67,29 +67,34 @@ public struct DataExport {
             let zip = try ZipStream(modified: now, sink: sink)
             try zip.entry(Self.folder + "/README.txt", text: Self.readme(handle: user.handle, now: now))
 
-            let (summaries, nights, naps, imports) = try ServiceError.wrapping {
+            let (summaries, imports) = try ServiceError.wrapping {
                 let store = SummaryStore(connection: session.connection)
                 let summaries = try Horizon.allCases.compactMap { horizon in
                     try store.storedText(userID: userID, horizon: horizon).map { (horizon, $0.json) }
                 }
-                let nightStore = NightStore(connection: session.connection)
                 let imports = try ImportHistory(session: session).views(userID: userID, limit: Int(Int32.max))
                     .compactMap { ImportDocument($0, includingCommandLine: true) }
-                return (
-                    summaries, try nightStore.nights(userID: userID), try nightStore.naps(userID: userID), imports
-                )
+                return (summaries, imports)
             }
             for (horizon, json) in summaries {
                 try zip.entry(Self.folder + "/summaries/\(horizon.rawValue).json", bytes: json + [10])
             }
-            try zip.entry(Self.folder + "/nights.csv", text: NightsCSV.nights(nights).rendered)
-            try zip.entry(Self.folder + "/naps.csv", text: NightsCSV.naps(naps).rendered)
             struct Imports: Encodable { var imports: [ImportDocument] }
             try zip.entry(
                 Self.folder + "/imports.json",
-                bytes: try ServiceError.wrapping {
-                    try StreamingJSONEncoder().encode(Imports(imports: imports)) + [10]
-                })
+                bytes: try ServiceError.wrapping { try StreamingJSONEncoder().encode(Imports(imports: imports)) + [10] }
+            )
+
+            // Nights and naps a year of wake days at a time (at most 366 rows held).
+            let nightStore = NightStore(connection: session.connection)
+            let nights = try Self.inPieces(
+                zip, "nights.csv", header: NightsCSV.nightHeader,
+                first: { try nightStore.firstWakeDay(userID: userID, after: $0, through: nil) },
+                read: { try nightStore.nights(userID: userID, from: $0, through: $1) }, render: NightsCSV.nights)
+            let naps = try Self.inPieces(
+                zip, "naps.csv", header: NightsCSV.napHeader,
+                first: { try nightStore.firstNapWakeDay(userID: userID, after: $0) },
+                read: { try nightStore.naps(userID: userID, from: $0, through: $1) }, render: NightsCSV.naps)
 
             var samples = 0
             try zip.entry(Self.folder + "/samples.csv") { write in
@@ -106,9 +111,37 @@ public struct DataExport {
             }
             try zip.finish()
             return Contents(
-                handle: user.handle, samples: samples, nights: nights.count, naps: naps.count,
+                handle: user.handle, samples: samples, nights: nights, naps: naps,
                 summaries: summaries.map { $0.0 }, imports: imports.count)
         }
+    }
+
+    /// Wake days read at once for `nights.csv` and `naps.csv`.
+    static let daysAPiece = 366
+
+    /// Adds the CSV entry `name` with `header`, then the rows of every wake day from the
+    /// first one on, read ``daysAPiece`` days at a time: `first(day)` finds the first wake
+    /// day after `day` that has rows, `read(first, last)` reads a piece's values and
+    /// `render` makes them a table. Returns how many values were written.
+    static func inPieces<Value>(
+        _ zip: ZipStream, _ name: String, header: [String], first: (LocalDate) throws -> LocalDate?,
+        read: (LocalDate, LocalDate) throws -> [Value], render: ([Value]) -> CSVTable
+    ) throws -> Int {
+        var count = 0
+        try zip.entry(folder + "/" + name) { write in
+            var text = CSVTable.line(header)
+            var next = try ServiceError.wrapping { try first(LocalDate.supportedRange.lowerBound.adding(days: -1)) }
+            while true {
+                try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+                guard let start = next else { break }
+                let last = start.adding(days: daysAPiece - 1)
+                let values = try ServiceError.wrapping { try read(start, last) }
+                count += values.count
+                text = render(values).renderedRows
+                next = try ServiceError.wrapping { try first(last) }
+            }
+        }
+        return count
     }
 
     /// The file name a download of `handle`'s export gets on day `day`:

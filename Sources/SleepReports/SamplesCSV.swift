@@ -11,16 +11,14 @@ public enum SamplesCSV {
     public static let header = ["sourceName", "startDate", "endDate", "value", "timeZone"]
 
     /// The header line.
-    public static var headerLine: String { line(header) }
+    public static var headerLine: String { CSVTable.line(header) }
 
     /// One sample's line.
     public static func line(_ sample: SleepSample) -> String {
-        line([
+        CSVTable.line([
             sample.source, ReportFormat.isoOffset(sample.start, offsetSeconds: sample.printedUTCOffset),
             ReportFormat.isoOffset(sample.end, offsetSeconds: sample.printedUTCOffset), sample.stage.healthKitValue,
             sample.timeZoneIdentifier ?? "",
         ])
     }
-
-    private static func line(_ cells: [String]) -> String { cells.map(CSVTable.field).joined(separator: ",") + "\r\n" }
 }

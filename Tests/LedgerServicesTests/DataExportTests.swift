@@ -290,4 +290,36 @@ struct DataExportTests {
         let (zip, contents) = try Self.export(session, annaID, now: 0)
         #expect(try ZipEntries.read(zip).count == 5 && contents.samples == Set(samples).count)
     }
+
+    @Test("nights and naps over more than a year of wake days are written in pieces: every one, once, in order")
+    func pieces() throws {
+        let (fixture, session, annaID) = try AccountServiceTests.setUp()
+        defer {
+            session.close()
+            fixture.close()
+        }
+        let anna = try UserService(session: fixture.session).user(handle: "anna")
+        let samples = SleepStreamGenerator(seed: 4).samples(
+            from: LocalDate(year: 2022, month: 6, day: 1), through: LocalDate(year: 2024, month: 8, day: 31))
+        _ = try ImportService(session: fixture.session).importInput(
+            .path(try fixture.writeZip("export.zip", samples: samples)), for: anna)
+        let asOf = LocalDate(year: 2024, month: 9, day: 1)
+        try RollupService(database: fixture.database, settings: RollupSettings(asOf: asOf)).run(
+            now: Int64(asOf.daysSinceEpoch) * 86_400)
+        let (zip, contents) = try Self.export(session, annaID, now: 0)
+        let files = try Self.entries(zip)
+        let database = try Connection(conninfo: fixture.conninfo)
+        defer { database.close() }
+        for (table, file, column) in [("nights", "nights.csv", "wake_day::text"), ("naps", "naps.csv", "start_at")] {
+            let stored = try database.execute(
+                "SELECT wake_day::text FROM \(table) WHERE user_id = $1 ORDER BY wake_day, \(column)",
+                [.int64(annaID)]
+            ).rows.map { try $0.string(0) ?? "" }
+            let rows = Self.csvRows(String(decoding: try #require(files[file]), as: UTF8.self))
+            #expect(rows.first?.first == "wake_day")
+            #expect(rows.dropFirst().map { $0.first ?? "" } == stored, "\(file)")
+            #expect(stored.count > (table == "nights" ? 700 : 10), "\(table) over two years")
+        }
+        #expect(contents.nights > 700)
+    }
 }
