@@ -20,7 +20,10 @@ enum AccountAPI {
             let host = context.server.configuration.hostName
             return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
         },
-        Route("GET", "/api/v1/me/export", access: .token(.full)) { context in .respond(try export(context)) },
+        // Heavy new work: a stopping server turns it away (503), as it does uploads.
+        Route("GET", "/api/v1/me/export", access: .token(.full), isNewWork: true) { context in
+            .respond(try export(context))
+        },
         Route("DELETE", "/api/v1/me/sessions", access: .token(.full)) { context in
             struct Ended: Encodable {
                 var endedSessions: Int
