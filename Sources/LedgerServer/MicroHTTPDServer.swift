@@ -602,10 +602,13 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let made: OpaquePointer?
         if let stream = response.stream {
             // libmicrohttpd owns a reference until it frees the response (``streamFreed``).
+            let reference = Unmanaged.passRetained(stream)
             made = MHD_create_response_from_callback(
-                UInt64.max, Self.streamBlockBytes, Self.streamReader, Unmanaged.passRetained(stream).toOpaque(),
-                Self.streamFreed)
-            if made == nil { stream.cancel() }
+                UInt64.max, Self.streamBlockBytes, Self.streamReader, reference.toOpaque(), Self.streamFreed)
+            if made == nil {
+                reference.release()
+                stream.cancel()
+            }
         } else {
             made = response.body.withUnsafeBytes { bytes in
                 MHD_create_response_from_buffer(
