@@ -51,7 +51,9 @@ let package = Package(
         // hashing, no server: all the admin tool links.
         .target(
             name: "LedgerReadServices",
-            dependencies: ["LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports", "CArchive"]),
+            dependencies: [
+                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports", "CArchive",
+            ]),
         // The use cases every front end calls: import, rollup, users, summaries, tokens, passwords.
         .target(
             name: "LedgerServices",

@@ -147,6 +147,8 @@ public final class StreamedBody: @unchecked Sendable, Hashable {
         }
     }
 
+    /// Bodies are equal when they are the same body.
     public static func == (lhs: StreamedBody, rhs: StreamedBody) -> Bool { lhs === rhs }
+    /// Hashes the body's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

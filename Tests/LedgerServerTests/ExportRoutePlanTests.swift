@@ -97,21 +97,23 @@ struct ExportRoutePlanTests {
         #expect(throws: Refused.self) { try early.awaitStart() }
 
         let reported = Mutex<[String]>([])
-        let late = StreamedBody(onFailure: { error in reported.withLock { $0.append("\(error)") } }) { write in
-            try [1, 2, 3].withUnsafeBytes { try write($0) }
-            throw Refused()
-        }
+        let late = StreamedBody(
+            onFailure: { error in reported.withLock { $0.append("\(error)") } },
+            produce: { write in
+                try [1, 2, 3].withUnsafeBytes { try write($0) }
+                throw Refused()
+            })
         try late.awaitStart()
         #expect(throws: Refused.self) { _ = try late.readAll() }
         #expect(reported.withLock { $0.count } == 1)
 
         let stopped = Atomic(false)
         let endless = StreamedBody(
-            capacity: 100, onFailure: { _ in reported.withLock { $0.append("cancelled reported") } }
-        ) { write in
-            defer { stopped.store(true, ordering: .relaxed) }
-            while true { try [0].withUnsafeBytes { try write($0) } }
-        }
+            capacity: 100, onFailure: { _ in reported.withLock { $0.append("cancelled reported") } },
+            produce: { write in
+                defer { stopped.store(true, ordering: .relaxed) }
+                while true { try [0].withUnsafeBytes { try write($0) } }
+            })
         try endless.awaitStart()
         endless.cancel()
         #expect(Self.eventually { stopped.load(ordering: .relaxed) })
