@@ -13,6 +13,9 @@ final class ZipStream {
     /// The bytes libarchive collects before it hands them to the sink.
     static let blockBytes = 64 << 10
 
+    /// Why nothing more reaches the sink of a zip dropped before ``finish()``.
+    struct Abandoned: Error {}
+
     /// The sink and the first error it threw, shared with libarchive's write callback.
     private final class Output {
         let sink: Sink
@@ -24,6 +27,7 @@ final class ZipStream {
     private let archive: OpaquePointer
     private let output: Output
     private let modified: Int64
+    private var isFinished = false
 
     /// Opens a zip whose entries are dated `modified` (epoch seconds), writing to `sink`.
     init(modified: Int64, sink: @escaping Sink) throws {
@@ -42,7 +46,13 @@ final class ZipStream {
         try check(archive_write_open2(archive, context, nil, Self.write, nil, nil), "zip open")
     }
 
-    deinit { archive_write_free(archive) }
+    /// A zip dropped before ``finish()`` (its export failed) sends nothing more: libarchive's
+    /// free would otherwise write the central directory, and a download cut short would end
+    /// as a zip that reads as whole.
+    deinit {
+        if !isFinished && output.failure == nil { output.failure = Abandoned() }
+        archive_write_free(archive)
+    }
 
     /// libarchive's write callback: the block to the sink; -1 (and the error kept) when
     /// the sink throws.
@@ -94,6 +104,7 @@ final class ZipStream {
     /// Writes the central directory and hands the last bytes to the sink.
     func finish() throws {
         try check(archive_write_close(archive), "zip close")
+        isFinished = true
     }
 
     /// A libarchive status below `ARCHIVE_WARN` as the sink's own error when the sink

@@ -7,6 +7,8 @@ import SleepCore
 import SleepFixtures
 import Testing
 
+@testable import LedgerReadServices
+
 /// "Download all my data" (issue 22, item 4) on the server's role and a real database: the
 /// zip is opened with libarchive's reader and each file checked against what was imported
 /// and what the database holds, never against the exporter's own output.
@@ -321,5 +323,37 @@ struct DataExportTests {
             #expect(stored.count > (table == "nights" ? 700 : 10), "\(table) over two years")
         }
         #expect(contents.nights > 700)
+    }
+
+    /// Whether `bytes` hold a zip's end of central directory record (`PK\u{5}\u{6}`).
+    static func hasEndOfCentralDirectory(_ bytes: [UInt8]) -> Bool {
+        bytes.indices.dropLast(3).contains {
+            bytes[$0] == 0x50 && bytes[$0 + 1] == 0x4B && bytes[$0 + 2] == 5 && bytes[$0 + 3] == 6
+        }
+    }
+
+    @Test(
+        "a zip dropped before its end (its export failed) sends nothing more: no central directory that would make a cut download read as whole",
+        arguments: [true, false])
+    func dropped(isFinished: Bool) throws {
+        // 300 KB that deflate cannot shrink below libarchive's 64 KiB block.
+        var state: UInt64 = 7
+        let noise = (0..<300_000).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var sent: [UInt8] = []
+        do {
+            let zip = try ZipStream(modified: 0) { sent += $0 }
+            try zip.entry("noise.bin", bytes: noise)
+            if isFinished { try zip.finish() }
+        }
+        #expect(!sent.isEmpty, "blocks went out while the entry was written")
+        #expect(Self.hasEndOfCentralDirectory(sent) == isFinished)
+        if isFinished {
+            #expect(try ZipEntries.read(sent).map(\.bytes) == [noise])
+        } else {
+            #expect(sent.count < noise.count)
+        }
     }
 }
