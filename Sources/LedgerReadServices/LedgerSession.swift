@@ -37,12 +37,12 @@ public final class LedgerSession {
     /// fit to be handed to the next request.
     public var isReusable: Bool { connection.isOpen && !connection.isInTransaction }
 
-    /// Runs `body` inside one read-only transaction, so every read in it sees one
-    /// snapshot and nothing can be written. What `body` throws is rethrown as it is;
-    /// a failure to begin or end the transaction is a ``ServiceError``.
+    /// Runs `body` inside one read-only transaction at `REPEATABLE READ`, so every read in
+    /// it sees one snapshot and nothing can be written. What `body` throws is rethrown as
+    /// it is; a failure to begin or end the transaction is a ``ServiceError``.
     public func readOnly<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try connection.readOnlyTransaction { _ in try body() }
+            return try connection.snapshotTransaction { _ in try body() }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }
@@ -61,6 +61,23 @@ public final class LedgerSession {
         }
         do {
             return try isReadOnly ? connection.readOnlyTransaction(run) : connection.transaction(run)
+        } catch let error as PostgresError {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Runs `body` inside one read-only transaction as user `userID` (row-level security as
+    /// in ``asUser(_:_:)``) at `REPEATABLE READ`: every read in it, however long `body`
+    /// takes, sees the one snapshot of its first statement. What `body` throws rolls the
+    /// transaction back and is rethrown as it is; a database failure around it is a
+    /// ``ServiceError``.
+    public func snapshotAsUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.snapshotTransaction { connection in
+                let setting = Self.userSetting(userID)
+                try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
+                return try body()
+            }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }

@@ -260,6 +260,19 @@ public struct AccountService {
         }
     }
 
+    // MARK: Export
+
+    /// Writes the zip of all the user's data (``DataExport``), dated `now`, to `sink` as it
+    /// is read, on one session for the whole export. What `sink` throws ends the export
+    /// and is rethrown as it is; anything else is a ``ServiceError``
+    /// (``ServiceError/Kind/notFound`` when the account no longer exists).
+    public func export(now: Int64, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws
+        -> DataExport.Contents
+    {
+        try sessions.withSession { session in try DataExport(session: session).write(userID: userID, now: now, to: sink)
+        }
+    }
+
     // MARK: Tokens
 
     /// The user's tokens, newest first, revoked ones included; never a secret.
