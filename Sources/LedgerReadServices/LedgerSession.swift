@@ -55,8 +55,7 @@ public final class LedgerSession {
     /// failure around it is a ``ServiceError``.
     public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
         func run(_ connection: Connection) throws -> T {
-            let setting = Self.userSetting(userID)
-            try connection.execute(setting.sql, name: setting.name)
+            try Self.nameUser(userID, on: connection)
             return try body()
         }
         do {
@@ -74,8 +73,7 @@ public final class LedgerSession {
     public func snapshotAsUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
         do {
             return try connection.snapshotTransaction { connection in
-                let setting = Self.userSetting(userID)
-                try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
+                try Self.nameUser(userID, on: connection)
                 return try body()
             }
         } catch let error as PostgresError {
@@ -168,6 +166,13 @@ public final class LedgerSession {
         } catch let error as PostgresError where TokenStore.isNoOwnToken(error) {
             return nil
         }
+    }
+
+    /// Names user `userID` for row-level security until `connection`'s transaction ends
+    /// (``userSetting(_:)``, sent unprepared: its text changes with the user).
+    private static func nameUser(_ userID: Int64, on connection: Connection) throws {
+        let setting = userSetting(userID)
+        try connection.execute(setting.sql, name: setting.name)
     }
 
     /// The statement naming the user whose rows row-level security shows, until the
