@@ -45,8 +45,9 @@ public final class StreamedBody: @unchecked Sendable, Hashable {
                 try produce(write)
                 finish(nil)
             } catch {
-                finish(error)
+                // Reported before the body ends, so whoever sees the end finds it reported.
                 if !(error is Cancelled) { onFailure(error) }
+                finish(error)
             }
         }
         thread.name = "streamed-body"
