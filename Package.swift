@@ -85,7 +85,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "CLICommon", "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport",
-                "SleepCore", "CProcessShims",
+                "SleepCore", "CProcessShims", "EmbeddedPostgres",
             ]),
         // The commands of the read-only `sleepledger-admin`, on the read-only services only.
         .target(

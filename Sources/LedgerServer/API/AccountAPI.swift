@@ -16,8 +16,8 @@ enum AccountAPI {
         },
         Route("DELETE", "/api/v1/me", access: .token(.full)) { context in
             let account = try context.account()
-            let host = context.server.configuration.hostName
-            return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
+            let deletion = deletion(context)
+            return try JSONBody.plan(context) { body in try delete(body, account, deletion: deletion) }
         },
         Route("DELETE", "/api/v1/me/sessions", access: .token(.full)) { context in
             struct Ended: Encodable {
@@ -71,7 +71,14 @@ enum AccountAPI {
         return .json(try document(changed, context))
     }
 
-    static func delete(_ body: [UInt8], _ account: AccountService, host: String) throws -> HTTPResponse {
+    /// How this server deletes accounts: tombstones to the database's tombstone file, spool
+    /// files of this host.
+    static func deletion(_ context: RequestContext) -> AccountDeletion {
+        AccountDeletion(
+            tombstoneFile: context.server.database.tombstoneFile, spoolHost: context.server.configuration.hostName)
+    }
+
+    static func delete(_ body: [UInt8], _ account: AccountService, deletion: AccountDeletion) throws -> HTTPResponse {
         struct Confirmation: Decodable {
             var confirmHandle: String?
             enum CodingKeys: String, CodingKey { case confirmHandle = "confirm_handle" }
@@ -91,7 +98,7 @@ enum AccountAPI {
         }
         let confirmation = try JSONBody.decode(Confirmation.self, from: body, fields: ["confirm_handle"])
         let deletion = try account.delete(
-            confirmation: confirmation.confirmHandle, lockWaitSeconds: deletionLockWaitSeconds, spoolHost: host)
+            confirmation: confirmation.confirmHandle, lockWaitSeconds: deletionLockWaitSeconds, deletion: deletion)
         switch deletion {
         case .notConfirmed:
             return .error(
