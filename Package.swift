@@ -158,7 +158,7 @@ let package = Package(
             name: "LedgerServerTests",
             dependencies: [
                 "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
-                "WebPages",
+                "WebPages", "EmbeddedPostgres", "LedgerReadServices",
             ]),
         .testTarget(
             name: "WebPagesTests",

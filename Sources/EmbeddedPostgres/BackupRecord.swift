@@ -11,7 +11,7 @@ public enum BackupType: String, Sendable, CaseIterable, Codable {
 }
 
 /// One backup in the repository, as `pgbackrest info` lists it.
-public struct BackupRecord: Sendable, Equatable, Codable {
+public struct BackupRecord: Sendable, Hashable, Codable {
     /// pgBackRest's label (`20261206-081500F`).
     public var label: String
     /// Its type.
@@ -86,9 +86,9 @@ public struct BackupRecord: Sendable, Equatable, Codable {
 
 /// The last backup runs, as `sleepledger db backup` records them in
 /// `<home>/backup/status.json` for `db status` and the server's metrics.
-public struct BackupStatus: Sendable, Equatable, Codable {
+public struct BackupStatus: Sendable, Hashable, Codable {
     /// One run.
-    public struct Run: Sendable, Equatable, Codable {
+    public struct Run: Sendable, Hashable, Codable {
         /// The type asked for.
         public var type: BackupType
         /// When the run started and ended, in seconds since 1970.

@@ -102,6 +102,7 @@ public struct ClusterBackups: Sendable {
             throw BackupError(.badInput, "\(what) must be an absolute path: \(path)")
         }
         let home = Self.realPath(cluster.home) + "/"
+        let path = (path as NSString).standardizingPath
         let real = Self.realPath(path) + "/"
         guard !real.hasPrefix(home), !(path + "/").hasPrefix(cluster.home + "/") else {
             throw BackupError(
@@ -178,7 +179,6 @@ public struct ClusterBackups: Sendable {
             $0.contains("ERROR") || $0.contains("invalid") || $0.contains("missing")
         }
         guard outcome.status == 0, damaged.isEmpty else {
-            if let failure = classified(outcome) { throw failure }
             throw BackupError(
                 .badInput, "the repository \(settings()?.repository ?? "") is damaged (pgbackrest verify)",
                 detail: (damaged.isEmpty ? [Substring(tail(outcome.output))] : damaged.suffix(5)).joined(
@@ -200,10 +200,7 @@ public struct ClusterBackups: Sendable {
         guard let stanza = stanzas.first(where: { $0.name == BackupSettings.stanza }) else { return [] }
         // Status 99 with a cipher failure is a wrong passphrase; 1 a missing stanza.
         if stanza.status.code == 99 || stanza.status.code == 1 {
-            throw BackupError(
-                .badInput,
-                "cannot read the repository \(settings()?.repository ?? ""): \(stanza.status.message)",
-                detail: "is the passphrase right, and is this the repository of this cluster?")
+            throw unreadable(detail: "pgbackrest info: \(stanza.status.message)")
         }
         return stanza.backup.map(BackupRecord.init).sorted { $0.stoppedAt < $1.stoppedAt }
     }
@@ -307,10 +304,22 @@ public struct ClusterBackups: Sendable {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
             let row = try connection.execute("SELECT pg_is_in_recovery()", name: "backup.inRecovery").first
-            if try row?.bool(0) == false { return }
+            if try row?.bool(0) == false { return try wakeCheckpointer() }
             usleep(200_000)
         }
         throw BackupError(.unavailable, "the restored cluster is still recovering after \(Int(timeoutSeconds)) s")
+    }
+
+    /// Makes PostgreSQL 15's checkpointer honour `archive_timeout` from now on. Started
+    /// while the server still replays WAL (every start, after a crash or not), it computes
+    /// its first sleep without `archive_timeout` and sleeps up to `checkpoint_timeout`
+    /// (5 minutes): until then no segment is switched and nothing recent is archived (found
+    /// by deploy/backup-drill.sh). A configuration reload wakes it to compute the sleep
+    /// again; it is a no-op otherwise, and harmless during recovery.
+    public func wakeCheckpointer() throws {
+        let connection = try Connection(conninfo: cluster.conninfo(database: "postgres"))
+        defer { connection.close() }
+        try connection.execute("SELECT pg_reload_conf()", name: "backup.wakeCheckpointer")
     }
 
     /// Ends the current WAL segment and archives it at once (`pg_switch_wal`).
@@ -362,20 +371,53 @@ public struct ClusterBackups: Sendable {
     private func classified(_ outcome: CommandRunner.Outcome) -> BackupError? {
         let text = outcome.output
         let repository = settings()?.repository ?? ""
-        if text.contains("No space left on device") || text.contains("[ENOSPC]") {
+        // pgBackRest's console shortens some errors; its logs of the last runs say more (a
+        // backup that waited for WAL the archiver could not push fails with error 82).
+        let logs = ["backup", "archive-push"].map { lastRun(of: $0) }.joined(separator: "\n")
+        if text.contains("No space left on device") || logs.contains("No space left on device")
+            || (text.contains("unable to write") && Self.freeBytes(repository).map { $0 < Self.fullDiskBytes } == true)
+        {
             return BackupError(
                 .tryLater, "the repository's disk is full (\(repository))",
                 detail: "free space there or expire old backups, then run it again; the cluster was not changed")
+        }
+        if outcome.status == 50 || text.contains("unable to acquire lock") {
+            return BackupError(
+                .tryLater, "another pgBackRest command (a backup, a restore) is running on this cluster",
+                detail: "try again once it has ended")
         }
         let lower = text.lowercased()
         if lower.contains("cipher") || lower.contains("decrypt") || lower.contains("cryptoerror")
             || lower.contains("unable to load info file")
         {
-            return BackupError(
-                .badInput, "the repository \(repository) cannot be read with this passphrase",
-                detail: "use the passphrase printed by `sleepledger db setup-backups` (" + tail(text, lines: 2) + ")")
+            return unreadable(detail: tail(text, lines: 2))
         }
         return nil
+    }
+
+    /// Below this much free space (a WAL segment) a failed write counts as a full disk.
+    static let fullDiskBytes: UInt64 = 16 << 20
+
+    /// The space left to unprivileged users on the file system holding `path`.
+    static func freeBytes(_ path: String) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
+    /// The log of `command`'s last run (`<home>/backup/log/sleepledger-<command>.log`).
+    private func lastRun(of command: String) -> String {
+        let text = SmallFile.tail(atPath: folder + "/log/\(BackupSettings.stanza)-\(command).log", count: 16384) ?? ""
+        guard let start = text.range(of: "PROCESS START", options: .backwards) else { return text }
+        return String(text[start.upperBound...])
+    }
+
+    /// The repository does not read with the configured passphrase.
+    private func unreadable(detail: String) -> BackupError {
+        BackupError(
+            .badInput,
+            "the repository \(settings()?.repository ?? "") cannot be read: a wrong passphrase, or not this cluster's repository",
+            detail: "use the passphrase `sleepledger db setup-backups` printed (\(detail))")
     }
 
     private func tail(_ text: String, lines: Int = 6) -> String {

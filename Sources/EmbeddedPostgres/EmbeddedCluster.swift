@@ -164,6 +164,7 @@ public struct EmbeddedCluster: Sendable {
             }
         }
         try createDatabaseIfMissing()
+        if ClusterBackups(cluster: self).settings() != nil { try ClusterBackups(cluster: self).wakeCheckpointer() }
         return conninfo()
     }
 

@@ -54,7 +54,10 @@ enum DatabaseCommand {
                 throw CLIError.usage(
                     "db \(action) manages the embedded default only; an external database is configured")
             }
-            return console.print("external database configured (\(database.configuration.description))")
+            console.print("external database configured (\(database.configuration.description))")
+            // Archiving as the server reports it; backups there are pgBackRest's own (`pgbackrest info`).
+            if action == "status" { for line in database.backupHealth().lines { console.print(line) } }
+            return
         }
         switch action {
         case "status":
@@ -74,7 +77,7 @@ enum DatabaseCommand {
             guard let type = BackupType(rawValue: text) else {
                 throw CLIError.usage("--type must be full, diff or incr, not '\(text)'", help: usage)
             }
-            let record = try database.clusterBackups().backup(type: type)
+            let record = try database.backUp(type: type)
             console.print("backup \(record.label) (\(record.type.rawValue)) done: \(describe(record))")
         case "backups":
             try list(arguments, database: database, console: console)
@@ -123,7 +126,7 @@ enum DatabaseCommand {
 
     static func list(_ arguments: Arguments, database: LedgerDatabase, console: Console) throws {
         let format = try OutputFormat.parse(arguments.value("format"), usage: usage)
-        let backups = try database.clusterBackups().list()
+        let backups = try database.listBackups()
         if format == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

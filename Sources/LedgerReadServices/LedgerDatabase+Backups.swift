@@ -30,6 +30,18 @@ extension LedgerDatabase {
         return ClusterBackups(cluster: EmbeddedCluster(home: embeddedHome))
     }
 
+    /// Takes a backup of `type` (``ClusterBackups/backup(type:)``).
+    public func backUp(type: BackupType) throws(ServiceError) -> BackupRecord {
+        let backups = try clusterBackups()
+        return try ServiceError.wrapping { try backups.backup(type: type) }
+    }
+
+    /// The backups in the repository, oldest first (``ClusterBackups/list()``).
+    public func listBackups() throws(ServiceError) -> [BackupRecord] {
+        let backups = try clusterBackups()
+        return try ServiceError.wrapping { try backups.list() }
+    }
+
     /// Sets backups up (``ClusterBackups/setUp(_:)``) and brings the schema up to date;
     /// returns the passphrase (shown once) and the first full backup.
     public func setUpBackups(_ settings: BackupSettings) throws(ServiceError) -> (
@@ -120,13 +132,20 @@ extension LedgerDatabase {
 
 /// Whether backups work: WAL archiving (``LedgerStore/ArchiverStatus``) and the last
 /// backup runs (``EmbeddedPostgres/BackupStatus``), for `db status` and the metrics.
-public struct BackupHealth: Sendable, Equatable {
+public struct BackupHealth: Sendable, Hashable {
     /// Whether backups of the embedded default are set up (`nil` for an external database).
     public var isSetUp: Bool?
     /// Archiving as PostgreSQL reports it; `nil` when the database could not be asked.
     public var archiver: ArchiverStatus?
     /// The last backup runs `db backup` recorded; `nil` before the first or on an external database.
     public var status: BackupStatus?
+
+    /// Creates a health report.
+    public init(isSetUp: Bool? = nil, archiver: ArchiverStatus? = nil, status: BackupStatus? = nil) {
+        self.isSetUp = isSetUp
+        self.archiver = archiver
+        self.status = status
+    }
 
     /// Lines for `db status`.
     public var lines: [String] {

@@ -143,7 +143,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
                 queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
                 requestsInFlight: http?.requestsInFlight ?? 0, openConnections: http?.openConnections ?? 0,
                 workers: workers?.threadCount ?? 0,
-                busyWorkers: workers?.busyCount ?? 0))
+                busyWorkers: workers?.busyCount ?? 0, backups: database.backupHealth()))
     }
 
     private var stoppingNow: Bool {

@@ -2,7 +2,7 @@ public import PostgresClient
 
 /// Whether PostgreSQL's continuous WAL archiving works, from `pg_stat_archiver` and the
 /// `archive_mode` setting (readable by every role).
-public struct ArchiverStatus: Sendable, Equatable {
+public struct ArchiverStatus: Sendable, Hashable {
     /// `archive_mode`: `off`, `on` or `always`.
     public var archiveMode: String
     /// WAL segments archived since the statistics were reset.
@@ -17,6 +17,21 @@ public struct ArchiverStatus: Sendable, Equatable {
     public var lastFailedAt: Double?
     /// The segment of the last failed attempt.
     public var lastFailedWAL: String?
+
+    /// Creates a status.
+    public init(
+        archiveMode: String, archivedCount: Int64, lastArchivedAt: Double?, lastArchivedWAL: String?,
+        failedCount: Int64,
+        lastFailedAt: Double?, lastFailedWAL: String?
+    ) {
+        self.archiveMode = archiveMode
+        self.archivedCount = archivedCount
+        self.lastArchivedAt = lastArchivedAt
+        self.lastArchivedWAL = lastArchivedWAL
+        self.failedCount = failedCount
+        self.lastFailedAt = lastFailedAt
+        self.lastFailedWAL = lastFailedWAL
+    }
 
     /// Archiving is on and the last attempt, if any, succeeded.
     public var isWorking: Bool {
