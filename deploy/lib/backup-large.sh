@@ -4,7 +4,7 @@
 #      (time, repository size) and an incremental one after a small upload;
 #   2. 1,000 people with a year of nights and summaries each (admin-benchmark-data, as
 #      Benchmarks/admin-benchmark.sh makes them): a full backup (time, size);
-#   3. WAL per upload: the WAL an import of a year of one person's samples writes, and
+#   3. WAL per upload: the WAL an import of a 35 MB export (about a year of nights) writes, and
 #      what archiving it adds to the repository;
 #   4. the whole data folder destroyed and `db restore --latest` (time, and the share of
 #      verify and of the new full backup).
@@ -66,14 +66,14 @@ sl db backup --type full >/dev/null
 row "  full backup (with the $large_size export's person): time / repository growth" "$(seconds_since "$t") / $(mib $(( $(repository_bytes) - before )))"
 
 say "3. WAL per upload"
-"$bin/make-export" --size 1MB --seed 502 --format zip --output "$work/year.zip" >/dev/null
+"$bin/make-export" --size 35MB --seed 502 --format zip --output "$work/year.zip" >/dev/null
 sl user add yearly --time-zone Europe/Berlin >/dev/null
 archived_now
 archive_before="$(archive_bytes)"; lsn_before="$(wal_lsn)"
 sl import --user yearly "$work/year.zip" >/dev/null
 sl rollup --user yearly >/dev/null
 lsn_after="$(wal_lsn)"; archived_now
-row "one upload of a 1 MB export ($(psql_q "SELECT count(*) FROM sleep_samples s JOIN users u ON u.id = s.user_id WHERE u.handle = 'yearly'") samples) and its rollup: WAL written / archived" "$(mib "$(wal_between "$lsn_before" "$lsn_after")") / $(mib $(( $(archive_bytes) - archive_before ))) (segments are 16 MiB before compression; archive_timeout closes a partial one)"
+row "one upload of a 35 MB export (about a year of nights: $(psql_q "SELECT count(*) FROM sleep_samples s JOIN users u ON u.id = s.user_id WHERE u.handle = 'yearly'") samples) and its rollup: WAL written / archived" "$(mib "$(wal_between "$lsn_before" "$lsn_after")") / $(mib $(( $(archive_bytes) - archive_before ))) (segments are 16 MiB before compression; archive_timeout closes a partial one)"
 
 say "4. restore --latest onto a new disk"
 kill -KILL "$(head -1 "$SLEEPLEDGER_HOME/data/postmaster.pid")"
