@@ -72,9 +72,13 @@ struct AccountServiceTests {
                     deletion: AccountDeletion(tombstoneFile: nil, spoolHost: "here")) == .notConfirmed)
         }
         #expect(try account.tokens().isEmpty)
+        // On the server's role, under row-level security, the tombstone is written too.
+        let tombstones = TombstoneFile(path: fixture.folder.appendingPathComponent("tombstones").path)
         let deletion = try account.delete(
-            confirmation: "anna", lockWaitSeconds: 1, deletion: AccountDeletion(tombstoneFile: nil, spoolHost: "here"))
+            confirmation: "anna", lockWaitSeconds: 1,
+            deletion: AccountDeletion(tombstoneFile: tombstones, spoolHost: "here"))
         #expect(deletion == .deleted(.init(handle: "anna", cancelledImports: 2, removedSpoolFiles: 1)))
+        #expect(try tombstones.tombstones().map(\.userID) == [annaID])
         #expect(!FileManager.default.fileExists(atPath: paths[0]))
         #expect(FileManager.default.fileExists(atPath: paths[1]))
         let gone = #expect(throws: ServiceError.self) { try account.account() }
