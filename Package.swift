@@ -88,7 +88,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "CLICommon", "LedgerServices", "LedgerServer", "SleepReports", "LedgerStore", "HealthImport",
-                "SleepCore", "CProcessShims",
+                "SleepCore", "CProcessShims", "EmbeddedPostgres",
             ]),
         // The commands of the read-only `sleepledger-admin`, on the read-only services only.
         .target(
@@ -163,7 +163,7 @@ let package = Package(
             name: "LedgerServerTests",
             dependencies: [
                 "LedgerServer", "LedgerServices", "LedgerStore", "PostgresClient", "LedgerTestSupport", "SleepCore",
-                "WebPages",
+                "WebPages", "EmbeddedPostgres", "LedgerReadServices",
             ]),
         .testTarget(
             name: "WebPagesTests",

@@ -16,6 +16,10 @@ swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 # So do functions, initializers and closures longer than 80 lines (the script says how it counts).
 python3 deploy/lint-function-length.py
 
+# The backup alert rules: valid, and each fires when it should (promtool, Debian's prometheus).
+promtool check rules deploy/prometheus/sleepledger-backups.rules.yml
+promtool test rules deploy/prometheus/sleepledger-backups.test.yml
+
 # And compiler warnings in our own sources (Sources, Tests, Benchmarks). An incremental
 # build prints only the warnings of the files it compiles again: a clean checkout sees all.
 build_log=$(mktemp /tmp/sleepledger-build.XXXXXX)
@@ -55,3 +59,8 @@ swift test --skip-build "$@" 2>&1 | grep -v '^◇ Test case '
 # Then the hostile suite (docs/reliability.md, "The hostile suite"): attacks on a real server
 # of the debug build, on a private cluster of its own; at most 10 minutes.
 SLEEPLEDGER_BIN=.build/debug deploy/abuse-test.sh
+
+# Then the recovery drills (docs/reliability.md, "Backup drills"): pgBackRest backups,
+# restores to a time and to the latest WAL, a crash during uploads, bad input; on a durable
+# private cluster of their own; at most 5 minutes.
+SLEEPLEDGER_BIN=.build/debug deploy/backup-drill.sh

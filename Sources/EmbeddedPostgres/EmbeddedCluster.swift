@@ -105,7 +105,7 @@ public struct EmbeddedCluster: Sendable {
             + encoded(database ?? databaseName)
     }
 
-    private static var isRoot: Bool { geteuid() == 0 }
+    static var isRoot: Bool { geteuid() == 0 }
 
     // MARK: Start, stop, status
 
@@ -132,6 +132,13 @@ public struct EmbeddedCluster: Sendable {
         try createFolder(home + "/log", mode: 0o700, owner: account)
         let binaries = try PostgresBinaries.locate()
         if !FileManager.default.fileExists(atPath: dataFolder + "/PG_VERSION") {
+            // A lost data folder of a backed-up cluster is restored, never silently replaced.
+            if ClusterBackups(cluster: self).settings() != nil {
+                throw ClusterError(
+                    "\(dataFolder) holds no cluster, but backups of it are set up",
+                    detail: "restore it with `sleepledger db restore --latest` (or --to TIME); "
+                        + "to start an empty cluster instead, move \(home)/backup away first")
+            }
             try initialize(binaries: binaries, account: account, runner: runner)
         }
         try writeServerSettings(account: account)
@@ -157,6 +164,7 @@ public struct EmbeddedCluster: Sendable {
             }
         }
         try createDatabaseIfMissing()
+        if ClusterBackups(cluster: self).settings() != nil { try ClusterBackups(cluster: self).wakeCheckpointer() }
         return conninfo()
     }
 
@@ -256,7 +264,7 @@ public struct EmbeddedCluster: Sendable {
     /// its mode and owner through a descriptor opened without following links, and renamed
     /// into place, so no check (of another process, or before the lock) ever sees it with
     /// the wrong owner.
-    private func createFolder(_ path: String, mode: mode_t, owner: ServiceAccount?) throws {
+    func createFolder(_ path: String, mode: mode_t, owner: ServiceAccount?) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -350,13 +358,28 @@ public struct EmbeddedCluster: Sendable {
         if !isDurable {
             lines += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
         }
-        let path = dataFolder + "/sleepledger.conf"
-        let text = lines.joined(separator: "\n") + "\n"
-        // A new file (never following a link the folder's owner may have put there), owned
-        // by the service user, then renamed over the old one.
+        let backups = ClusterBackups(cluster: self)
+        if let settings = backups.settings() {
+            // Continuous archiving to the pgBackRest repository (docs/operations.md, "Backups").
+            let command =
+                "\(backups.shellQuoted(ClusterBackups.pgBackRestPath)) --config=\(backups.shellQuoted(backups.configurationFile)) "
+                + "--stanza=\(BackupSettings.stanza) archive-push %p"
+            lines += [
+                "archive_mode = on",
+                "archive_command = \(quoted(command))",
+                "archive_timeout = \(settings.archiveTimeoutSeconds)",
+                "wal_level = replica",
+            ]
+        }
+        try writeOwnedFile(dataFolder + "/sleepledger.conf", lines.joined(separator: "\n") + "\n", account: account)
+    }
+
+    /// Writes `text` to `path` as a new file (never following a link the folder's owner may
+    /// have put there), mode 0600, owned by `account` when given, then renamed over the old one.
+    func writeOwnedFile(_ path: String, _ text: String, account: ServiceAccount?, mode: mode_t = 0o600) throws {
         let scratch = path + ".new"
         unlink(scratch)
-        let descriptor = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             throw ClusterError("cannot write \(scratch): \(String(cString: strerror(errno)))")
         }
@@ -366,6 +389,9 @@ public struct EmbeddedCluster: Sendable {
                 throw ClusterError("cannot give \(scratch) to \(account.name): \(String(cString: strerror(errno)))")
             }
             try Self.writeAll(Array(text.utf8), to: descriptor, path: scratch)
+            guard fsync(descriptor) == 0 else {
+                throw ClusterError("cannot sync \(scratch): \(String(cString: strerror(errno)))")
+            }
         } catch {
             unlink(scratch)
             throw error
@@ -378,7 +404,7 @@ public struct EmbeddedCluster: Sendable {
     }
 
     /// Writes every byte of `bytes` to `descriptor`.
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -33,6 +33,7 @@ enum MigrateCommand {
             return
         }
         let applied = try database.migrate()
+        try DeletionsAtStart.reapply(database) { console.note("sleepledger: " + $0) }
         if format == .json {
             console.print(try JSONText.encode(["applied": applied.map(\.fileName)]))
         } else if applied.isEmpty {

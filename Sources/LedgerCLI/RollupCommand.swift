@@ -43,6 +43,7 @@ enum RollupCommand {
             settings.workers = workers
         }
         let database = try Configuration(environment: environment, isTerminal: console.isTerminal).database
+        try DeletionsAtStart.reapply(database) { console.note("sleepledger: " + $0) }
         let rollup = RollupService(database: database, settings: settings)
 
         let stop = RollupStopSignal()

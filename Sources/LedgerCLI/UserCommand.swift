@@ -111,7 +111,9 @@ enum UserCommand {
         }
         let session = try database.open(access: .writes)
         defer { session.close() }
-        try UserService(session: session).remove(handle: handle) { holder in
+        let deletion = AccountDeletion(
+            tombstoneFile: database.tombstoneFile, spoolHost: ProcessInfo.processInfo.hostName)
+        _ = try deletion.delete(.handle(handle), in: session, waitSeconds: nil) { holder in
             console.note(
                 "sleepledger: waiting for \(MessageText.escaped(ImportLockHolder.text(holder, handle: handle))) to finish"
             )

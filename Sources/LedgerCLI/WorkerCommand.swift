@@ -32,6 +32,7 @@ enum WorkerCommand {
         MallocArenas.limit(environment)
         let database = settings.database
         if database.embeddedHome != nil { try database.startCluster() }
+        try DeletionsAtStart.reapply(database) { console.note(ServeCommand.stamp() + " " + $0) }
         let serverURL = environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let count = try arguments.value("workers").map { try ServeCommand.number($0, "workers") } ?? 1
         let host = ProcessInfo.processInfo.hostName

@@ -32,20 +32,36 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
     /// The folder of `NNNN_name.sql` migrations; `nil` when none was found.
     public let migrationsFolder: String?
 
-    /// Uses `configuration` and the migrations in `migrationsFolder`.
-    public init(configuration: DatabaseConfiguration, migrationsFolder: String?) {
+    /// The file of deleted accounts' tombstones, which a deletion appends to and which
+    /// restores and writing starts re-apply (``reapplyDeletions()``); `nil` when backups
+    /// are not set up and none is configured.
+    public let tombstoneFile: TombstoneFile?
+
+    /// The setting of ``tombstoneFile`` (for an external database; the embedded default
+    /// takes it from its backup settings when this is unset).
+    public static let tombstoneFileVariable = "SLEEPLEDGER_TOMBSTONES"
+
+    /// Uses `configuration`, the migrations in `migrationsFolder` and `tombstoneFile`.
+    public init(configuration: DatabaseConfiguration, migrationsFolder: String?, tombstoneFile: TombstoneFile? = nil) {
         self.configuration = configuration
         self.migrationsFolder = migrationsFolder
+        self.tombstoneFile = tombstoneFile
     }
 
     /// From the environment: `DATABASE_URL`, libpq's `PG*` variables or the embedded
-    /// default (``DatabaseConfiguration``), and `SLEEPLEDGER_MIGRATIONS` or the migrations
-    /// found next to the executable or in the checkout.
+    /// default (``DatabaseConfiguration``), `SLEEPLEDGER_MIGRATIONS` or the migrations
+    /// found next to the executable or in the checkout, and `SLEEPLEDGER_TOMBSTONES` or the
+    /// embedded default's backup settings.
     public init(environment: [String: String]) throws(ServiceError) {
         let configuration = try ServiceError.wrapping { try DatabaseConfiguration(environment: environment) }
+        var tombstones = environment[Self.tombstoneFileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if tombstones == nil, case .embedded(let home) = configuration.source {
+            tombstones = ClusterBackups(cluster: EmbeddedCluster(home: home)).settings()?.tombstoneFile
+        }
         self.init(
             configuration: configuration,
-            migrationsFolder: Migrator.locateMigrationsFolder(environment: environment))
+            migrationsFolder: Migrator.locateMigrationsFolder(environment: environment),
+            tombstoneFile: tombstones.map(TombstoneFile.init(path:)))
     }
 
     /// The configuration's log-safe description (no password).

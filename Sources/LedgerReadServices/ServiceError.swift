@@ -87,11 +87,17 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             // the data needs an operator's fix, not the program.
             case .migrationFailed where error.sqlState?.hasPrefix("23") == true: kind = .invalidInput
             case .busy: kind = .busy
+            case .tombstoneFileFailed: kind = .unavailable
             default: kind = .internalFailure
             }
             self.init(kind, error.description, debugDetail: error.debugDetail)
         case let error as ClusterError:
             self.init(.unavailable, error.description)
+        case let error as BackupError:
+            let kinds: [BackupError.Kind: Kind] = [
+                .badInput: .invalidInput, .unavailable: .unavailable, .tryLater: .busy,
+            ]
+            self.init(kinds[error.kind] ?? .unavailable, error.description)
         case let error as any ServiceErrorConvertible:
             self = error.serviceError
         default:

@@ -1,3 +1,4 @@
+public import LedgerReadServices
 public import LedgerServices
 public import LedgerStore
 
@@ -72,12 +73,15 @@ public final class ServerMetrics: Sendable {
         public var workers: Int
         /// Of them, those importing a job now.
         public var busyWorkers: Int
+        /// WAL archiving and the last backups; `nil` when not read.
+        public var backups: BackupHealth?
 
         /// Creates the live values.
         public init(
             queue: ImportQueue.Statistics?, poolInUse: Int, poolOpen: Int, poolCapacity: Int, requestsInFlight: Int,
-            openConnections: Int = 0, workers: Int, busyWorkers: Int
+            openConnections: Int = 0, workers: Int, busyWorkers: Int, backups: BackupHealth? = nil
         ) {
+            self.backups = backups
             self.openConnections = openConnections
             self.queue = queue
             self.poolInUse = poolInUse
@@ -169,6 +173,7 @@ public final class ServerMetrics: Sendable {
                     help: "Seconds since the oldest waiting import job was queued (0 when none waits)",
                     queue.oldestQueuedSeconds))
         }
+        if let backups = live.backups { families += Self.backupFamilies(backups) }
         families += [
             .gauge(
                 "sleepledger_database_pool_sessions_in_use",
@@ -195,6 +200,58 @@ public final class ServerMetrics: Sendable {
             .gauge(
                 "sleepledger_start_time_seconds", help: "When the server process started, seconds since the epoch",
                 startTime),
+        ]
+        return families
+    }
+
+    /// WAL archiving (`pg_stat_archiver`) and the last backups (`db backup`'s status file),
+    /// for the alert rules in deploy/prometheus/sleepledger-backups.rules.yml.
+    static func backupFamilies(_ health: BackupHealth) -> [MetricFamily] {
+        var families: [MetricFamily] = []
+        if let archiver = health.archiver {
+            families += [
+                .gauge(
+                    "sleepledger_wal_archiving_enabled", help: "1 when PostgreSQL's archive_mode is on",
+                    archiver.archiveMode == "off" ? 0 : 1),
+                MetricFamily(
+                    name: "sleepledger_wal_archived_segments_total",
+                    help: "WAL segments archived since the statistics were reset (pg_stat_archiver)", kind: .counter,
+                    labelNames: [], series: [.init(labelValues: [], value: .number(Double(archiver.archivedCount)))]),
+                MetricFamily(
+                    name: "sleepledger_wal_archive_failures_total",
+                    help: "Failed attempts to archive a WAL segment (pg_stat_archiver)", kind: .counter,
+                    labelNames: [], series: [.init(labelValues: [], value: .number(Double(archiver.failedCount)))]),
+                .gauge(
+                    "sleepledger_wal_last_archived_timestamp_seconds",
+                    help: "When the last WAL segment was archived, seconds since the epoch (0: never)",
+                    archiver.lastArchivedAt ?? 0),
+                .gauge(
+                    "sleepledger_wal_last_failure_timestamp_seconds",
+                    help: "When archiving a WAL segment last failed, seconds since the epoch (0: never)",
+                    archiver.lastFailedAt ?? 0),
+            ]
+        }
+        guard health.isSetUp == true else { return families }
+        let success = health.status?.lastSuccess
+        families += [
+            .gauge(
+                "sleepledger_backup_last_success_timestamp_seconds",
+                help: "When the last good backup (any type) ended, seconds since the epoch (0: none)",
+                success?.record?.stoppedAt ?? 0),
+            .gauge(
+                "sleepledger_backup_last_full_success_timestamp_seconds",
+                help: "When the last good full backup ended, seconds since the epoch (0: none)",
+                health.status?.lastFullSuccess?.record?.stoppedAt ?? 0),
+            .gauge(
+                "sleepledger_backup_last_run_failed", help: "1 when the last backup run failed",
+                health.status?.lastAttempt?.failure == nil ? 0 : 1),
+            .gauge(
+                "sleepledger_backup_last_duration_seconds", help: "How long the last good backup took",
+                success.map { $0.endedAt - $0.startedAt } ?? 0),
+            .gauge(
+                "sleepledger_backup_last_repository_bytes",
+                help: "What the last good backup added to the repository, in bytes",
+                Double(success?.record?.repositoryBytes ?? 0)),
         ]
         return families
     }

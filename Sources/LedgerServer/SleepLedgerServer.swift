@@ -61,6 +61,8 @@ public final class SleepLedgerServer: @unchecked Sendable {
         try spool.prepare()
         // The embedded default: started, migrated and with its roles, once.
         if database.embeddedHome != nil { try database.startCluster() }
+        // Accounts a restore brought back go again, before anyone can reach them.
+        for removed in try database.reapplyDeletions() { log(LedgerDatabase.logLine(removed)) }
         let database = database
         let serverURL = serverURL
         let openSession: @Sendable () throws -> LedgerSession = { try database.openAsServer(serverURL: serverURL) }
@@ -141,7 +143,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
                 queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
                 requestsInFlight: http?.requestsInFlight ?? 0, openConnections: http?.openConnections ?? 0,
                 workers: workers?.threadCount ?? 0,
-                busyWorkers: workers?.busyCount ?? 0))
+                busyWorkers: workers?.busyCount ?? 0, backups: database.backupHealth()))
     }
 
     private var stoppingNow: Bool {

@@ -323,34 +323,27 @@ public struct AccountService {
         }
     }
 
-    /// Deletes the account and, by cascade, every row of it (samples, imports, jobs,
-    /// nights, naps, summaries, tokens) when `confirmation` is exactly the handle;
-    /// ``Deletion/notConfirmed`` otherwise. Waits up to `lockWaitSeconds` for an import of
-    /// the user that runs (``ServiceError/Kind/busy`` after that); uploads still waiting are
-    /// removed with their jobs, and their spooled files on `spoolHost` deleted once the
-    /// deletion committed (files on other hosts are removed by those servers' sweeps).
-    public func delete(confirmation: String?, lockWaitSeconds: Double, spoolHost: String) throws(ServiceError)
+    /// Deletes the account with every row of it when `confirmation` is exactly the handle
+    /// (``AccountDeletion``, tombstone included); ``Deletion/notConfirmed`` otherwise.
+    /// Waits up to `lockWaitSeconds` for an import of the user that runs
+    /// (``ServiceError/Kind/busy`` after that).
+    public func delete(confirmation: String?, lockWaitSeconds: Double, deletion: AccountDeletion) throws(ServiceError)
         -> Deletion
     {
-        let outcome: (handle: String, jobs: [ImportJobStore.Job])?
+        let outcome: (handle: String, removed: AccountDeletion.Removed)?
         do {
-            outcome = try asUser { session, user -> (handle: String, jobs: [ImportJobStore.Job])? in
+            outcome = try asUser { session, user -> (handle: String, removed: AccountDeletion.Removed)? in
                 guard confirmation == user.handle else { return nil }
-                let jobs = try UserStore(connection: session.connection).remove(
-                    id: user.id, waitSeconds: lockWaitSeconds)
-                return (user.handle, jobs)
+                return (user.handle, try deletion.delete(.id(user.id), in: session, waitSeconds: lockWaitSeconds))
             }
         } catch let error where error.kind == .busy {
             throw ServiceError(
                 .busy, "an import of yours is running; try again once it has ended", debugDetail: error.debugDetail)
         }
         guard let outcome else { return .notConfirmed }
-        var removed = 0
-        for job in outcome.jobs where Spool.removeFile(of: job, onHost: spoolHost) { removed += 1 }
         return .deleted(
             Deleted(
-                handle: outcome.handle,
-                cancelledImports: outcome.jobs.count { $0.state == .queued || $0.state == .running },
-                removedSpoolFiles: removed))
+                handle: outcome.handle, cancelledImports: outcome.removed.cancelledImports,
+                removedSpoolFiles: outcome.removed.removedSpoolFiles))
     }
 }

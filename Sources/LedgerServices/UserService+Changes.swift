@@ -52,17 +52,4 @@ extension UserService {
             throw ServiceError(error)
         }
     }
-
-    /// Deletes the user and, by cascade, every row of theirs. When an import of the user
-    /// is running, `onWait` is called with what holds the user's import lock (`nil` when
-    /// that cannot be told) and the removal waits for the import to end.
-    public func remove(handle: String, onWait: (ImportLockHolder?) -> Void = { _ in }) throws(ServiceError) {
-        do {
-            try store.remove(handle: handle, onWait: onWait)
-        } catch let error as StoreError where error.kind == .notFound {
-            throw Self.unknown(handle)
-        } catch {
-            throw ServiceError(error)
-        }
-    }
 }

@@ -25,6 +25,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// Another transaction held a lock this call needs for the whole bounded wait
         /// (a user's import lock, ``ImportLock``); try again later.
         case busy
+        /// The tombstone file of deleted accounts could not be read or written
+        /// (``TombstoneFile``): a deletion is not done without its tombstone.
+        case tombstoneFileFailed
     }
 
     /// What went wrong.

@@ -150,7 +150,8 @@ public struct UserStore {
     /// holds their spool folder removes their files (``ImportJobStore/Job/spoolPath``).
     @discardableResult
     public func remove(
-        handle: String, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in }
+        handle: String, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in },
+        beforeCommit: (Tombstone) throws -> Void = { _ in }
     ) throws -> [ImportJobStore.Job] {
         try connection.transaction { connection in
             guard
@@ -160,26 +161,31 @@ public struct UserStore {
                 ).first?.int64(0)
             else { throw UserStore.unknownUser }
             return try UserStore(connection: connection).removeLocking(
-                userID: userID, waitSeconds: waitSeconds, onWait: onWait)
+                userID: userID, waitSeconds: waitSeconds, onWait: onWait, beforeCommit: beforeCommit)
         }
     }
 
-    /// Removes the user with id `id` as ``remove(handle:waitSeconds:onWait:)`` does (for a
-    /// caller that knows the id: the server, whose row-level security shows it that one
-    /// user). Throws `notFound` when there is no such user.
+    /// Removes the user with id `id` as ``remove(handle:waitSeconds:onWait:beforeCommit:)``
+    /// does (for a caller that knows the id: the server, whose row-level security shows it
+    /// that one user). Throws `notFound` when there is no such user.
     @discardableResult
     public func remove(
-        id: Int64, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in }
+        id: Int64, waitSeconds: Double? = nil, onWait: (ImportLockHolder?) -> Void = { _ in },
+        beforeCommit: (Tombstone) throws -> Void = { _ in }
     ) throws -> [ImportJobStore.Job] {
         try connection.transaction { connection in
-            try UserStore(connection: connection).removeLocking(userID: id, waitSeconds: waitSeconds, onWait: onWait)
+            try UserStore(connection: connection).removeLocking(
+                userID: id, waitSeconds: waitSeconds, onWait: onWait, beforeCommit: beforeCommit)
         }
     }
 
     /// The removal inside the caller's transaction: the import lock, then the jobs (read
-    /// back as they are deleted), then the user with everything else by cascade.
+    /// back as they are deleted), then the user with everything else by cascade; then
+    /// `beforeCommit` with the account's tombstone (which records it where a restore cannot
+    /// take it back; when it throws, nothing is removed).
     private func removeLocking(
-        userID: Int64, waitSeconds: Double?, onWait: (ImportLockHolder?) -> Void
+        userID: Int64, waitSeconds: Double?, onWait: (ImportLockHolder?) -> Void,
+        beforeCommit: (Tombstone) throws -> Void
     ) throws -> [ImportJobStore.Job] {
         let lock = ImportLock(connection: connection)
         guard try lock.acquire(userID: userID, waitSeconds: waitSeconds, onWait: onWait) else {
@@ -189,9 +195,51 @@ public struct UserStore {
         // After the lock: a running import ends its job in its own transaction, which
         // would otherwise wait for this one's row locks while this one waits for its lock.
         let jobs = try ImportJobStore(connection: connection).removeAll(userID: userID)
-        let result = try connection.execute("DELETE FROM users WHERE id = $1", [.int64(userID)], name: "users.remove")
-        guard result.affectedRows > 0 else { throw UserStore.unknownUser }
+        guard
+            let row = try connection.execute(
+                """
+                DELETE FROM users WHERE id = $1
+                RETURNING (extract(epoch FROM created_at) * 1000000)::bigint,
+                    (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+                """, [.int64(userID)], name: "users.remove"
+            ).first, let created = try row.int64(0), let deleted = try row.int64(1)
+        else { throw UserStore.unknownUser }
+        try beforeCommit(
+            Tombstone(userID: userID, createdAtMicroseconds: created, deletedAtMicroseconds: deleted))
         return jobs
+    }
+
+    /// An account removed again because its tombstone says it was deleted.
+    public struct ReappliedDeletion: Sendable, Hashable {
+        /// The account's id.
+        public var userID: Int64
+        /// When it had been deleted, in microseconds since 1970.
+        public var deletedAtMicroseconds: Int64
+    }
+
+    /// Removes, with everything of theirs, every account a tombstone names (same id and
+    /// same `created_at`): accounts a restore brought back. Returns them; an account
+    /// created after a restore under a reused id has another `created_at` and stays.
+    public func removeTombstoned(_ tombstones: [Tombstone]) throws -> [ReappliedDeletion] {
+        guard !tombstones.isEmpty else { return [] }
+        func array(_ values: [Int64]) -> SQLValue { .text("{" + values.map(String.init).joined(separator: ",") + "}") }
+        let result = try connection.execute(
+            """
+            DELETE FROM users u
+            USING unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS t(id, created, deleted)
+            WHERE u.id = t.id AND (extract(epoch FROM u.created_at) * 1000000)::bigint = t.created
+            RETURNING u.id, t.deleted
+            """,
+            [
+                array(tombstones.map(\.userID)), array(tombstones.map(\.createdAtMicroseconds)),
+                array(tombstones.map(\.deletedAtMicroseconds)),
+            ], name: "users.removeTombstoned")
+        return try result.rows.map { row in
+            guard let id = try row.int64(0), let deleted = try row.int64(1) else {
+                throw StoreError(.decodingFailed, "a removed users row has a NULL column", statement: "users")
+            }
+            return ReappliedDeletion(userID: id, deletedAtMicroseconds: deleted)
+        }
     }
 
     private static let unknownUser = StoreError(.notFound, "no user with that handle", statement: "users")

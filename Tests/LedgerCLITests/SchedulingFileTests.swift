@@ -31,6 +31,32 @@ struct SchedulingFileTests {
         #expect(Self.isValidCronField(field, range) == valid)
     }
 
+    @Test(
+        "deploy/cron/sleepledger-backup: a weekly full and the other nights' differential backup, as the service user")
+    func backupCrontab() throws {
+        let text = try repositoryFile("deploy/cron/sleepledger-backup")
+        #expect(text.hasSuffix("\n"))
+        let jobs = text.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+            .filter { $0.count >= 7 && !$0[0].hasPrefix("#") && !$0[0].contains("=") }
+        #expect(jobs.map { $0[4] } == ["0", "1-6"])
+        for (job, type) in zip(jobs, ["full", "diff"]) {
+            for (field, range) in zip(job.prefix(5), [0...59, 0...23, 1...31, 1...12, 0...7]) {
+                #expect(Self.isValidCronField(String(field), range), "bad time field \(field)")
+            }
+            #expect(job[5] == "sleepledger")
+            #expect(job.dropFirst(6).joined(separator: " ").hasPrefix("sleepledger db backup --type \(type) "))
+        }
+        let unit = try repositoryFile("deploy/systemd/sleepledger-backup@.service").split(separator: "\n")
+        for line in ["User=sleepledger", "ExecStart=/usr/local/bin/sleepledger db backup --type %i", "Type=oneshot"] {
+            #expect(unit.contains { $0 == line }, "missing \(line)")
+        }
+        for (timer, instance) in [("full", "full"), ("diff", "diff")] {
+            let lines = try repositoryFile("deploy/systemd/sleepledger-backup-\(timer).timer").split(separator: "\n")
+            #expect(lines.contains { $0 == "Unit=sleepledger-backup@\(instance).service" })
+            #expect(lines.contains { $0 == "Persistent=true" })
+        }
+    }
+
     @Test("deploy/cron/sleepledger has one job line: five time fields, the user, a locked rollup command")
     func crontabLine() throws {
         let lines = try repositoryFile("deploy/cron/sleepledger").split(separator: "\n").map(String.init)

@@ -1,5 +1,8 @@
+import EmbeddedPostgres
 import Foundation
+import LedgerReadServices
 import LedgerServer
+import LedgerStore
 import Testing
 
 /// The metrics without sockets: the text format, the registry, the server's labels and
@@ -178,6 +181,45 @@ struct MetricsTests {
                     busyWorkers: 0)))
         #expect(down.contains("sleepledger_database_up 0\n"))
         #expect(!down.contains("sleepledger_import_queue_jobs{"))
+    }
+
+    @Test("backup metrics: archiving from pg_stat_archiver, backups from db backup's status file, none when not read")
+    func backupMetrics() {
+        let metrics = ServerMetrics(version: "9.9.9", startTime: 1_700_000_000)
+        let record = BackupRecord(
+            label: "20261206-081340F", type: .full, startedAt: 1_796_544_820, stoppedAt: 1_796_544_827,
+            databaseBytes: 30_000_000, repositoryBytes: 3_773_440)
+        let good = BackupStatus.Run(type: .full, startedAt: 1_796_544_819, endedAt: 1_796_544_829, record: record)
+        let failed = BackupStatus.Run(
+            type: .diff, startedAt: 1_796_600_000, endedAt: 1_796_600_005, failure: "disk full")
+        let health = BackupHealth(
+            isSetUp: true,
+            archiver: ArchiverStatus(
+                archiveMode: "on", archivedCount: 7, lastArchivedAt: 1_796_544_900,
+                lastArchivedWAL: "0000000100000000000000AB",
+                failedCount: 2, lastFailedAt: 1_796_545_000, lastFailedWAL: "0000000100000000000000AC"),
+            status: BackupStatus(lastAttempt: failed, lastSuccess: good, lastFullSuccess: good))
+        let live = ServerMetrics.Live(
+            queue: nil, poolInUse: 0, poolOpen: 0, poolCapacity: 1, requestsInFlight: 0, workers: 0, busyWorkers: 0,
+            backups: health)
+        let lines = PrometheusText.render(metrics.families(live: live)).split(separator: "\n")
+        for line in [
+            "sleepledger_wal_archiving_enabled 1", "sleepledger_wal_archived_segments_total 7",
+            "sleepledger_wal_archive_failures_total 2", "sleepledger_wal_last_archived_timestamp_seconds 1796544900",
+            "sleepledger_wal_last_failure_timestamp_seconds 1796545000",
+            "sleepledger_backup_last_success_timestamp_seconds 1796544827",
+            "sleepledger_backup_last_full_success_timestamp_seconds 1796544827", "sleepledger_backup_last_run_failed 1",
+            "sleepledger_backup_last_duration_seconds 10", "sleepledger_backup_last_repository_bytes 3773440",
+        ] {
+            #expect(lines.contains { $0 == line }, "missing \(line)")
+        }
+        #expect(!health.archiver!.isWorking)
+        let none = PrometheusText.render(
+            metrics.families(
+                live: .init(
+                    queue: nil, poolInUse: 0, poolOpen: 0, poolCapacity: 1, requestsInFlight: 0, workers: 0,
+                    busyWorkers: 0)))
+        #expect(!none.contains("sleepledger_wal_") && !none.contains("sleepledger_backup_"))
     }
 
     @Test(

@@ -33,13 +33,16 @@ struct AccountServiceTests {
         let held = HeldImport(conninfo: fixture.conninfo, userID: annaID)
         let started = Date()
         let busy = #expect(throws: ServiceError.self) {
-            try account.delete(confirmation: "anna", lockWaitSeconds: 1, spoolHost: "here")
+            try account.delete(
+                confirmation: "anna", lockWaitSeconds: 1,
+                deletion: AccountDeletion(tombstoneFile: nil, spoolHost: "here"))
         }
         #expect(busy?.kind == .busy)
         #expect(busy?.message == "an import of yours is running; try again once it has ended")
         #expect(Date().timeIntervalSince(started) < 10)
         _ = try held.finish()
-        let deletion = try account.delete(confirmation: "anna", lockWaitSeconds: 1, spoolHost: "here")
+        let deletion = try account.delete(
+            confirmation: "anna", lockWaitSeconds: 1, deletion: AccountDeletion(tombstoneFile: nil, spoolHost: "here"))
         #expect(deletion == .deleted(.init(handle: "anna", cancelledImports: 0, removedSpoolFiles: 0)))
         #expect(try UserService(session: fixture.session).list().isEmpty)
     }
@@ -64,11 +67,18 @@ struct AccountServiceTests {
         let account = AccountService(session: session, userID: annaID)
         for confirmation in [nil, "", "ANNA", "anna "] as [String?] {
             #expect(
-                try account.delete(confirmation: confirmation, lockWaitSeconds: 1, spoolHost: "here") == .notConfirmed)
+                try account.delete(
+                    confirmation: confirmation, lockWaitSeconds: 1,
+                    deletion: AccountDeletion(tombstoneFile: nil, spoolHost: "here")) == .notConfirmed)
         }
         #expect(try account.tokens().isEmpty)
-        let deletion = try account.delete(confirmation: "anna", lockWaitSeconds: 1, spoolHost: "here")
+        // On the server's role, under row-level security, the tombstone is written too.
+        let tombstones = TombstoneFile(path: fixture.folder.appendingPathComponent("tombstones").path)
+        let deletion = try account.delete(
+            confirmation: "anna", lockWaitSeconds: 1,
+            deletion: AccountDeletion(tombstoneFile: tombstones, spoolHost: "here"))
         #expect(deletion == .deleted(.init(handle: "anna", cancelledImports: 2, removedSpoolFiles: 1)))
+        #expect(try tombstones.tombstones().map(\.userID) == [annaID])
         #expect(!FileManager.default.fileExists(atPath: paths[0]))
         #expect(FileManager.default.fileExists(atPath: paths[1]))
         let gone = #expect(throws: ServiceError.self) { try account.account() }

@@ -117,10 +117,11 @@ struct UserServiceTests {
         }
         #expect(below?.kind == .invalidInput)
 
-        try users.remove(handle: "anna")
+        let deletion = AccountDeletion(tombstoneFile: nil, spoolHost: "here")
+        _ = try deletion.delete(.handle("anna"), in: fixture.session, waitSeconds: nil)
         for attempt in [
             { _ = try users.user(handle: "anna") },
-            { try users.remove(handle: "anna") },
+            { _ = try deletion.delete(.handle("anna"), in: fixture.session, waitSeconds: nil) },
             { _ = try users.update(handle: "anna", timeZone: "UTC", targetSeconds: nil, minimumSeconds: nil) },
         ] as [() throws -> Void] {
             let unknown = #expect(throws: ServiceError.self) { try attempt() }

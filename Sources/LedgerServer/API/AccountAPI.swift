@@ -17,8 +17,8 @@ enum AccountAPI {
         },
         Route("DELETE", "/api/v1/me", access: .token(.full)) { context in
             let account = try context.account()
-            let host = context.server.configuration.hostName
-            return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
+            let deletion = deletion(context)
+            return try JSONBody.plan(context) { body in try delete(body, account, deletion: deletion) }
         },
         // Heavy new work: a stopping server turns it away (503), as it does uploads.
         Route("GET", "/api/v1/me/export", access: .token(.full), isNewWork: true) { context in
@@ -76,7 +76,14 @@ enum AccountAPI {
         return .json(try document(changed, context))
     }
 
-    static func delete(_ body: [UInt8], _ account: AccountService, host: String) throws -> HTTPResponse {
+    /// How this server deletes accounts: tombstones to the database's tombstone file, spool
+    /// files of this host.
+    static func deletion(_ context: RequestContext) -> AccountDeletion {
+        AccountDeletion(
+            tombstoneFile: context.server.database.tombstoneFile, spoolHost: context.server.configuration.hostName)
+    }
+
+    static func delete(_ body: [UInt8], _ account: AccountService, deletion: AccountDeletion) throws -> HTTPResponse {
         struct Confirmation: Decodable {
             var confirmHandle: String?
             enum CodingKeys: String, CodingKey { case confirmHandle = "confirm_handle" }
@@ -96,7 +103,7 @@ enum AccountAPI {
         }
         let confirmation = try JSONBody.decode(Confirmation.self, from: body, fields: ["confirm_handle"])
         let deletion = try account.delete(
-            confirmation: confirmation.confirmHandle, lockWaitSeconds: deletionLockWaitSeconds, spoolHost: host)
+            confirmation: confirmation.confirmHandle, lockWaitSeconds: deletionLockWaitSeconds, deletion: deletion)
         switch deletion {
         case .notConfirmed:
             return .error(

@@ -141,7 +141,7 @@ enum SettingsPage {
     static func delete(_ form: [String: String], _ context: RequestContext) throws -> HTTPResponse {
         let deletion = try context.account().delete(
             confirmation: form["confirm_handle"], lockWaitSeconds: AccountAPI.deletionLockWaitSeconds,
-            spoolHost: context.server.configuration.hostName)
+            deletion: AccountAPI.deletion(context))
         switch deletion {
         case .notConfirmed:
             return try refused(
