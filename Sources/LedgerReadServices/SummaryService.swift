@@ -173,7 +173,12 @@ public struct SummaryService {
     ) throws -> (summaries: [Summary], nights: [Night]) {
         let needed = LookBack.nights(for: horizons, asOf: asOf, rules: rules)
         var range = needed.wakeDays
-        if let readingFrom, readingFrom < range.first { range = WakeDayRange(first: readingFrom, last: range.last) }
+        var first = readingFrom.map { min($0, range.first) } ?? range.first
+        if goals.target == .estimatedNeed {
+            // Each night's target is estimated from the 90 days before it.
+            first = min(first, range.first.adding(days: -PersonalSleepRules.standard.needWindowDays))
+        }
+        range = WakeDayRange(first: first, last: range.last)
         var nights: [Night]
         if let rebuilt {
             nights = rebuilt.nights.filter { night in

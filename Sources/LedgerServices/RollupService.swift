@@ -268,8 +268,9 @@ public struct RollupService: Sendable {
             let recent = nights.filter { personalRange.contains($0.wakeDay) }
             try PersonalEstimateStore(connection: connection).write(
                 userID: candidate.userID, asOf: asOf,
-                need: SleepNeedEstimate.estimate(nights: recent, asOf: asOf),
-                chronotype: Chronotype.estimate(nights: recent, asOf: asOf), computedAt: now)
+                need: SleepNeedEstimate.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
+                chronotype: Chronotype.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
+                computedAt: now)
             try states.markRolledUp(userID: candidate.userID, asOf: asOf, now: now, timeZone: state.timeZone)
             try beforeCommit?(candidate.userID)
             return .done(

@@ -82,7 +82,7 @@ public struct RollupStateStore {
             let row = try connection.executePrepared(
                 """
                 SELECT u.handle, u.time_zone, u.target_seconds, u.minimum_seconds, r.dirty_from,
-                       r.summaries_stale, r.last_as_of, r.nights_time_zone, r.rules_version
+                       r.summaries_stale, r.last_as_of, r.nights_time_zone, r.rules_version, u.work_days, u.target_mode
                 FROM rollup_state r JOIN users u ON u.id = r.user_id
                 WHERE r.user_id = $1
                 FOR UPDATE OF r SKIP LOCKED
@@ -94,7 +94,10 @@ public struct RollupStateStore {
         else { throw StoreError(.decodingFailed, "a rollup_state row has a NULL column", statement: "rollup.claim") }
         return UserState(
             userID: userID, handle: handle, timeZone: zone,
-            goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), dirtyFrom: try row.localDate(4),
+            goals: SleepGoals(
+                targetSeconds: target, minimumSeconds: minimum, workDays: WorkDays(mask: Int(try row.int64(9) ?? 31)),
+                target: SleepTarget(rawValue: try row.string(10) ?? "") ?? .fixed),
+            dirtyFrom: try row.localDate(4),
             summariesStale: stale, lastAsOf: try row.localDate(6), nightsTimeZone: try row.string(7),
             rulesVersion: Int(try row.int64(8) ?? 0))
     }

@@ -66,4 +66,29 @@ struct PersonalEstimatesRollupTests {
         let idle = try fixture.runner().run(now: Self.now)
         #expect(idle.usersUpToDate == 1)
     }
+
+    @Test("changing the work days or the target mode marks the summaries stale; the next run uses them")
+    func settings() throws {
+        let fixture = try RollupFixture()
+        let anna = try fixture.addUser("anna")
+        try fixture.importSamples(RollupTests.days((1, 1), (2, 28)), userID: anna.id, zone: "Europe/Berlin")
+        try fixture.runner().run(now: Self.now)
+        let summaries = SummaryStore(connection: fixture.connection)
+        #expect(try summaries.summary(userID: anna.id, horizon: .weekly)?.estimatedNeed == nil)
+
+        let user = try UserStore(connection: fixture.connection).update(
+            handle: "anna", goals: SleepGoals(workDays: WorkDays(isoWeekdays: [1, 2, 3]), target: .estimatedNeed))
+        #expect(user.goals.target == .estimatedNeed && user.goals.workDays.isoWeekdays == [1, 2, 3])
+        let report = try fixture.runner().run(now: Self.now)
+        #expect(report.usersDone == 1 && report.nightsWritten == 0)
+        let weekly = try #require(try summaries.summary(userID: anna.id, horizon: .weekly))
+        let nights = try NightStore(connection: fixture.connection).nights(userID: anna.id)
+        let expected = SummaryBuilder(nights: nights, goals: user.goals).summary(horizon: .weekly, asOf: weekly.asOf)
+        #expect(weekly.estimatedNeed == expected.estimatedNeed)
+        #expect(weekly.estimatedNeed != nil)
+        #expect(weekly.debt == expected.debt)
+        let stored = try #require(try PersonalEstimateStore(connection: fixture.connection).read(userID: anna.id))
+        #expect(
+            stored.need == SleepNeedEstimate.estimate(nights: nights, asOf: weekly.asOf, workDays: user.goals.workDays))
+    }
 }
