@@ -41,10 +41,11 @@ public struct NightStore {
     /// ignored. Earlier rows are left alone. Returns the numbers of nights and naps written.
     @discardableResult
     public func replace(
-        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
+        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap],
+        confidences: [NightConfidence]? = nil
     ) throws -> (nights: Int, naps: Int) {
         try connection.transaction { _ in
-            try write(userID: userID, from: firstWakeDay, nights: nights, naps: naps)
+            try write(userID: userID, from: firstWakeDay, nights: nights, naps: naps, confidences: confidences)
         }
     }
 
