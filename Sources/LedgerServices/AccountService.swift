@@ -34,7 +34,7 @@ public struct AccountService {
 
     /// Runs `body` with a session and the user's row in one transaction as the user;
     /// ``ServiceError/Kind/notFound`` when the user no longer exists.
-    private func asUser<T>(_ body: (LedgerSession, User) throws -> T) throws(ServiceError) -> T {
+    func asUser<T>(_ body: (LedgerSession, User) throws -> T) throws(ServiceError) -> T {
         try ServiceError.wrapping { try sessions.withSession { session in try Self.asUser(userID, on: session, body) } }
     }
 
@@ -205,6 +205,8 @@ public struct AccountService {
         public var next: LocalDate?
         /// The last wake day that was asked for (the next page's end).
         public var requestedLast: LocalDate
+        /// Each night's stored confidence, by wake day (issue 24; shown, never used).
+        public var confidences: [LocalDate: NightConfidence] = [:]
     }
 
     /// The most wake days one page covers.
@@ -254,7 +256,8 @@ public struct AccountService {
                 nights: try store.nights(userID: user.id, from: start, through: pageEnd),
                 naps: try store.naps(userID: user.id, from: start, through: pageEnd),
                 next: pageEnd < end ? try store.firstWakeDay(userID: user.id, after: pageEnd, through: end) : nil,
-                requestedLast: end)
+                requestedLast: end,
+                confidences: try store.confidences(userID: user.id, from: start, through: pageEnd))
         }
     }
 

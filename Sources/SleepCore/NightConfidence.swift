@@ -73,13 +73,20 @@ public struct NightConfidence: Sendable, Hashable, Codable {
     public static func assess(
         nights: [Night], samples: [SleepSample], rules: PersonalSleepRules = .standard
     ) -> [NightConfidence] {
-        let sorted = samples.filter { $0.end > $0.start }.sorted { $0.start < $1.start }
-        let longest = sorted.reduce(Int64(0)) { max($0, $1.end - $1.start) }
+        // Sort (start, index) pairs, not the samples themselves: no string is retained or moved.
+        var keys: [(start: Int64, index: Int32)] = []
+        keys.reserveCapacity(samples.count)
+        var longest: Int64 = 0
+        for (index, sample) in samples.enumerated() where sample.end > sample.start {
+            keys.append((sample.start, Int32(truncatingIfNeeded: index)))
+            longest = max(longest, sample.end - sample.start)
+        }
+        keys.sort { $0.start < $1.start }
         return nights.map { night in
-            // Every sample overlapping onset ... wake + the truncation margin starts in this range.
-            let low = lowerBound(sorted, night.onset - longest)
-            let high = lowerBound(sorted, night.wake)
-            return assess(night, nearby: sorted[low..<high], rules: rules)
+            // Every sample overlapping the night starts in this range.
+            let low = lowerBound(keys, night.onset - longest)
+            let high = lowerBound(keys, night.wake)
+            return assess(night, nearby: keys[low..<high].lazy.map { samples[Int($0.index)] }, rules: rules)
         }
     }
 
@@ -140,12 +147,12 @@ public struct NightConfidence: Sendable, Hashable, Codable {
         return total
     }
 
-    static func lowerBound(_ samples: [SleepSample], _ instant: Int64) -> Int {
+    static func lowerBound(_ keys: [(start: Int64, index: Int32)], _ instant: Int64) -> Int {
         var low = 0
-        var high = samples.count
+        var high = keys.count
         while low < high {
             let mid = (low + high) / 2
-            if samples[mid].start < instant { low = mid + 1 } else { high = mid }
+            if keys[mid].start < instant { low = mid + 1 } else { high = mid }
         }
         return low
     }

@@ -105,7 +105,22 @@ struct AccountServerTests {
             #expect(summary.status == 200 && summary.headers["content-type"] == "application/json")
             let (code, printed) = runAdmin(["summary", "anna", "--format", "json"] + arguments, environment: admin)
             #expect(code == .success, "\(printed.errorText)")
-            #expect(Self.canonical(summary.body) == Self.canonical(printed.printed), "\(query)")
+            // The admin's JSON adds `personal` (issue 24), which the API serves at /api/v1/personal.
+            var adminSummary = try Self.jsonObject(printed.printed)
+            let adminPersonal = try #require(adminSummary.removeValue(forKey: "personal") as? [String: Any])
+            let adminText = String(
+                decoding: try JSONSerialization.data(withJSONObject: adminSummary, options: [.sortedKeys]),
+                as: UTF8.self)
+            #expect(Self.canonical(summary.body) == Self.canonical(adminText), "\(query)")
+            let personal = try server.curl("/api/v1/personal" + query, token: token)
+            #expect(personal.status == 200 && personal.headers["content-type"] == "application/json")
+            let apiPersonal = try #require(personal.json["personal"] as? [String: Any])
+            #expect(
+                Self.canonical(String(decoding: try JSONSerialization.data(withJSONObject: apiPersonal), as: UTF8.self))
+                    == Self.canonical(
+                        String(decoding: try JSONSerialization.data(withJSONObject: adminPersonal), as: UTF8.self)),
+                "\(query)")
+            #expect((personal.json["personal"] as? [String: Any])?["need"] != nil)
         }
         let debt = try server.curl("/api/v1/debt?horizon=monthly&as_of=2024-02-29", token: token)
         let (_, printedDebt) = runAdmin(
