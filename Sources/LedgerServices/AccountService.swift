@@ -62,12 +62,13 @@ public struct AccountService {
     /// seconds at most). Returns the account afterwards; when the rollup could not run,
     /// its ``UserService/Account/isRollupPending`` says so and the next rollup catches up.
     public func changeSettings(
-        timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, rollingUpWith database: LedgerDatabase?,
-        now: Int64
+        timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, workDays: WorkDays? = nil,
+        target: SleepTarget? = nil, rollingUpWith database: LedgerDatabase?, now: Int64
     ) throws(ServiceError) -> UserService.Account {
         _ = try asUser { session, user in
             try UserService(session: session).update(
-                handle: user.handle, timeZone: timeZone, targetSeconds: targetSeconds, minimumSeconds: minimumSeconds)
+                handle: user.handle, timeZone: timeZone, targetSeconds: targetSeconds, minimumSeconds: minimumSeconds,
+                workDays: workDays, target: target)
         }
         if let database { rollUp(database, now: now) }
         return try account()

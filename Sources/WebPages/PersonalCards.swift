@@ -75,8 +75,8 @@ public struct PersonalCards: Sendable, Hashable {
             card += """
                 <p class="figure"><span class="big">\(PersonalText.clock(msfsc))</span> \
                 <span class="unit">mid-sleep on free days</span></p>
-                <p>Corrected for catch-up sleep, from \(ReportFormat.nights(chronotype.freeNights)) free and \
-                \(ReportFormat.nights(chronotype.workNights)) work nights of the last 42 days.</p>
+                <p>Corrected for catch-up sleep, from \(chronotype.freeNights) free and \
+                \(chronotype.workNights) work nights of the last 42 days.</p>
 
                 """
         } else {

@@ -258,6 +258,24 @@ struct AccountServerTests {
             (refused.json["error"] as? [String: Any])?["message"] as? String
                 == "target sleep 5h 33m is below the minimum 7h 30m")
         #expect(try server.curl("/api/v1/me", token: token).json["target_seconds"] as? Int == 32_400)
+
+        // Issue 24: work days and the target mode; the summary then says what it measured against.
+        let me = try server.curl("/api/v1/me", token: token).json
+        #expect(me["work_days"] as? [Int] == [1, 2, 3, 4, 5] && me["target_mode"] as? String == "fixed")
+        #expect(after["estimated_need"] == nil)
+        let personal = try server.curl(
+            "/api/v1/me", ["-X", "PATCH", "--data-binary", "{\"work_days\":[6,7],\"target_mode\":\"estimated_need\"}"],
+            token: token)
+        #expect(personal.status == 200, "\(personal.body)")
+        #expect(personal.json["work_days"] as? [Int] == [6, 7])
+        #expect(personal.json["target_mode"] as? String == "estimated_need")
+        let measured = try server.curl("/api/v1/summary?horizon=10y", token: token).json
+        let need = try #require(measured["estimated_need"] as? [String: Any])
+        #expect((measured["goal_band"] as? [String: Any])?["target_seconds"] as? Int == need["need_seconds"] as? Int)
+        for body in ["{\"work_days\":[0]}", "{\"work_days\":[1,1]}", "{\"target_mode\":\"need\"}"] {
+            let bad = try server.curl("/api/v1/me", ["-X", "PATCH", "--data-binary", body], token: token)
+            #expect(bad.status == 400, "\(body)")
+        }
     }
 
     @Test("DELETE /api/v1/me: refused without the handle; with it every row of the user is gone, queued uploads too")
