@@ -22,6 +22,8 @@ struct AdminNightsCommand: AdminCommand {
         var handle: String
         var nights: [Night]
         var naps: [Nap]?
+        /// Each night's confidence by wake day (issue 24); absent when none is stored.
+        var confidence: [String: NightConfidence]? = nil
     }
 
     let handle: String
@@ -43,6 +45,7 @@ struct AdminNightsCommand: AdminCommand {
         let user = try context.user(handle)
         let nights = try context.results.nights(for: user, from: from, through: to)
         let naps = withNaps ? try context.results.naps(for: user, from: from, through: to) : []
+        let confidences = try context.results.confidences(for: user, from: from, through: to)
         if nights.isEmpty && naps.isEmpty {
             if try context.results.hasNights(user) {
                 context.explain("\(user.handle) has no stored nights \(rangeText); widen --from/--to.", format: format)
@@ -59,16 +62,21 @@ struct AdminNightsCommand: AdminCommand {
         switch format {
         case .json:
             context.console.print(
-                try JSONText.encode(Listing(handle: user.handle, nights: nights, naps: withNaps ? naps : nil)))
+                try JSONText.encode(
+                    Listing(
+                        handle: user.handle, nights: nights, naps: withNaps ? naps : nil,
+                        confidence: confidences.isEmpty
+                            ? nil : Dictionary(uniqueKeysWithValues: confidences.map { ($0.key.description, $0.value) })
+                    )))
         case .csv:
-            let table = withNaps ? NightsCSV.naps(naps) : NightsCSV.nights(nights)
+            let table = withNaps ? NightsCSV.naps(naps) : NightsCSV.nights(nights, confidences: confidences)
             context.console.writeOutput(table.rendered)
         case .text:
             var output: TerminalText =
                 "\(user.handle)  \(ReportFormat.nights(nights.count)) \(rangeText), local times in each night's zone\n\n"
             var table = TextTable(header: [
                 "WAKE DAY", "ZONE", "BED", "ASLEEP AT", "WAKE", "ASLEEP", "IN BED", "AWAKE", "WAKE-UPS", "LATENCY",
-                "DEEP", "REM", "CORE", "UNSTAGED", "EFF", "SOURCE", "FRAGMENTS", "SET ASIDE",
+                "DEEP", "REM", "CORE", "UNSTAGED", "EFF", "SOURCE", "FRAGMENTS", "SET ASIDE", "CONFIDENCE",
             ])
             for night in nights {
                 let zone = night.timeZoneIdentifier
@@ -84,6 +92,7 @@ struct AdminNightsCommand: AdminCommand {
                     staged ? ReportFormat.hours(night.stages.core) : "-", ReportFormat.hours(night.stages.unspecified),
                     ReportFormat.percent(night.efficiency), night.source, String(night.fragmentCount),
                     night.setAsideSources.isEmpty ? "-" : night.setAsideSources.joined(separator: ", "),
+                    confidences[night.wakeDay].map { "\(PersonalText.decimal($0.value)) \($0.mark.rawValue)" } ?? "-",
                 ])
             }
             output += table.rendered

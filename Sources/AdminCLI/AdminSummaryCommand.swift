@@ -38,11 +38,13 @@ struct AdminSummaryCommand: AdminCommand {
         guard let summary = try context.summary(for: user, horizon: horizon, asOf: asOf, format: format) else {
             return
         }
+        let personal = try context.results.personal(for: user, asOf: summary.asOf, window: summary.window)
         switch format {
         case .json:
-            context.console.print(try JSONText.encode(summary))
+            context.console.print(try JSONText.encode(Document(summary: summary, personal: personal)))
         default:
-            var text = Self.text(summary, user: user, style: context.style, rules: context.results.rules)
+            var text = Self.text(
+                summary, user: user, style: context.style, rules: context.results.rules, personal: personal)
             if asOf == nil {
                 let state = try context.results.lastRollup(of: user)
                 if let at = state.at {
@@ -56,9 +58,10 @@ struct AdminSummaryCommand: AdminCommand {
 
     /// The dashboard as text; the thresholds it names are those of `rules`, the rules the
     /// summary was computed with.
-    static func text(_ summary: Summary, user: User, style: AdminStyle, rules: MetricRules = .standard)
-        -> TerminalText
-    {
+    static func text(
+        _ summary: Summary, user: User, style: AdminStyle, rules: MetricRules = .standard,
+        personal: PersonalResults? = nil
+    ) -> TerminalText {
         var lines: [TerminalText] = [
             style.paint("\(user.handle)", .bold)
                 + "  \(summary.horizon.rawValue) summary as of \(summary.asOf)  (\(summary.window.first) to \(summary.window.last), \(user.timeZoneIdentifier))",
@@ -68,12 +71,36 @@ struct AdminSummaryCommand: AdminCommand {
         lines += scoreLines(summary.score, style: style) + [""]
         lines += lastNightLines(summary, user: user, style: style) + [""]
         lines += weekLines(summary, style: style, rules: rules) + [""]
+        if let personal { lines += personalLines(personal, style: style) + [""] }
         lines += debtSeriesLines(summary, style: style)
         while let last = lines.last, last.visible.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
         return lines.reduce(into: TerminalText.empty) { $0 += $1.trimmingTrailingSpaces() + "\n" }
     }
 
     /// The debt headline, the nightly average, the rolling debt and the recovery plans.
+    /// The need, chronotype and confidence lines (issue 24).
+    static func personalLines(_ personal: PersonalResults, style: AdminStyle) -> [TerminalText] {
+        [
+            style.paint("Own need", .bold) + "    " + TerminalText(PersonalText.need(personal.need)),
+            style.paint("Chronotype", .bold) + "  " + TerminalText(PersonalText.chronotype(personal.chronotype)),
+            style.paint("Confidence", .bold) + "  " + TerminalText(PersonalText.confidence(personal.confidence)),
+        ]
+    }
+
+    /// The JSON document: the summary (docs/summary-json.md) with a `personal` member added.
+    struct Document: Encodable {
+        let summary: Summary
+        let personal: PersonalResults
+
+        enum Keys: String, CodingKey { case personal }
+
+        func encode(to encoder: any Encoder) throws {
+            try summary.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(personal, forKey: .personal)
+        }
+    }
+
     static func debtLines(_ summary: Summary, style: AdminStyle, rules: MetricRules) -> [TerminalText] {
         let hours = ReportFormat.hours as (Int64) -> String
         let debt = summary.debt

@@ -14,6 +14,7 @@ enum UserCommand {
           list [--format text|json|csv]
                                List users
           set HANDLE [--handle NEW] [--time-zone ZONE] [--target D] [--minimum D]
+                [--work-days DAYS] [--target-mode fixed|estimated_need]
                                Rename the user, or change settings (which marks the
                                user's summaries stale)
           remove HANDLE --yes  Delete the user and all of their data (waits for a
@@ -26,13 +27,17 @@ enum UserCommand {
         regardless of letter case and accent encoding (Åsa and åsa are one user).
         Durations are written like 8h, 7h30m, 450m or 7.5h. Target sleep drives debt;
         minimum acceptable drives compliance: 0 < minimum <= target <= 24h.
+        Work days are weekdays such as mon-fri (the default), mon,tue,thu or none; free
+        days are the others. --target-mode estimated_need measures debt against the need
+        estimated from the user's own nights instead of the target (docs/sleep-rules.md).
         A password has at least 10 characters and at most 1024 bytes (after Unicode NFKC
         normalization); it is stored as an Argon2id hash.
         """
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
         let arguments = try Arguments(
-            words, options: ["handle", "time-zone", "target", "minimum", "format"], flags: ["yes"], usage: usage)
+            words, options: ["handle", "time-zone", "target", "minimum", "format", "work-days", "target-mode"],
+            flags: ["yes"], usage: usage)
         if arguments.has("help") { return console.print(usage) }
         guard let action = arguments.positionals.first else {
             throw CLIError.usage("user needs an action: add, list, set, remove or passwd", help: usage)
@@ -89,16 +94,55 @@ enum UserCommand {
         let zone = arguments.value("time-zone")
         let target = try duration(arguments.value("target"), option: "target", example: "8h or 7h30m")
         let minimum = try duration(arguments.value("minimum"), option: "minimum", example: "7h or 6h45m")
-        guard newHandle != nil || zone != nil || target != nil || minimum != nil else {
-            throw CLIError.usage("user set needs --handle, --time-zone, --target or --minimum", help: usage)
+        let workDays = try arguments.value("work-days").map(workDays(_:))
+        let targetMode = try arguments.value("target-mode").map { name in
+            guard let mode = SleepTarget(rawValue: name) else {
+                throw CLIError.usage(
+                    "--target-mode is fixed or estimated_need, not \(MessageText.quoted(name))", help: usage)
+            }
+            return mode
+        }
+        guard newHandle != nil || zone != nil || target != nil || minimum != nil || workDays != nil || targetMode != nil
+        else {
+            throw CLIError.usage(
+                "user set needs --handle, --time-zone, --target, --minimum, --work-days or --target-mode", help: usage)
         }
         if let newHandle { try UserService.validate(handle: newHandle) }
         if let zone { try UserService.validate(timeZone: zone) }
         let session = try database.open(access: .writes)
         defer { session.close() }
         let updated = try UserService(session: session).update(
-            handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum, newHandle: newHandle)
+            handle: handle, timeZone: zone, targetSeconds: target, minimumSeconds: minimum, newHandle: newHandle,
+            workDays: workDays, target: targetMode)
         console.print("updated \(describe(updated))")
+    }
+
+    /// The weekday names `--work-days` takes, Monday first.
+    static let weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+    /// Work days from `mon-fri`, `mon,tue,thu`, `sat-sun,mon` or `none`.
+    static func workDays(_ text: String) throws -> WorkDays {
+        let lowered = text.lowercased()
+        if lowered == "none" { return WorkDays(mask: 0) }
+        var days: [Int] = []
+        for part in lowered.split(separator: ",", omittingEmptySubsequences: false) {
+            let ends = part.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard (1...2).contains(ends.count),
+                let first = weekdayNames.firstIndex(of: ends[0]),
+                let last = weekdayNames.firstIndex(of: ends[ends.count - 1])
+            else {
+                throw CLIError.usage(
+                    "--work-days takes weekdays such as mon-fri, mon,tue,thu or none, not \(MessageText.quoted(text))",
+                    help: usage)
+            }
+            var day = first
+            while true {
+                days.append(day + 1)
+                if day == last { break }
+                day = (day + 1) % 7
+            }
+        }
+        return WorkDays(isoWeekdays: days)
     }
 
     /// `user remove HANDLE --yes`: waits for a running import of the user.

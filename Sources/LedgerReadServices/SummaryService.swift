@@ -159,8 +159,26 @@ public struct SummaryService {
         userID: Int64, goals: SleepGoals, asOf: LocalDate, horizons: [Horizon], rules: MetricRules,
         nights store: NightStore, rebuilt: (from: LocalDate?, nights: [Night])? = nil
     ) throws -> [Summary] {
+        try summariesAndNights(
+            userID: userID, goals: goals, asOf: asOf, horizons: horizons, rules: rules, nights: store, rebuilt: rebuilt
+        ).summaries
+    }
+
+    /// ``summaries(userID:goals:asOf:horizons:rules:nights:rebuilt:)`` and the nights they
+    /// were computed from, read from `readingFrom` on when that is earlier than the
+    /// summaries need (the personal estimates' windows, `LookBack.personalNights`).
+    package static func summariesAndNights(
+        userID: Int64, goals: SleepGoals, asOf: LocalDate, horizons: [Horizon], rules: MetricRules,
+        nights store: NightStore, rebuilt: (from: LocalDate?, nights: [Night])? = nil, readingFrom: LocalDate? = nil
+    ) throws -> (summaries: [Summary], nights: [Night]) {
         let needed = LookBack.nights(for: horizons, asOf: asOf, rules: rules)
-        let range = needed.wakeDays
+        var range = needed.wakeDays
+        var first = readingFrom.map { min($0, range.first) } ?? range.first
+        if goals.target == .estimatedNeed {
+            // Each night's target is estimated from the 90 days before it.
+            first = min(first, range.first.adding(days: -PersonalSleepRules.standard.needWindowDays))
+        }
+        range = WakeDayRange(first: first, last: range.last)
         var nights: [Night]
         if let rebuilt {
             nights = rebuilt.nights.filter { night in
@@ -177,7 +195,7 @@ public struct SummaryService {
                 userID: userID, from: range.first, through: range.last, segmentsFrom: needed.segmentsFrom)
         }
         let builder = SummaryBuilder(nights: nights, goals: goals, rules: rules)
-        return horizons.map { builder.summary(horizon: $0, asOf: asOf) }
+        return (horizons.map { builder.summary(horizon: $0, asOf: asOf) }, nights)
     }
 }
 

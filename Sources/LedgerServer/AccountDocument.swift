@@ -10,6 +10,8 @@ struct AccountDocument: Encodable {
     var timeZone: String
     var targetSeconds: Int64
     var minimumSeconds: Int64
+    var workDays: [Int]
+    var targetMode: String
     var lastImportAt: String?
     var lastRollupAt: String?
     var rollupPending: Bool
@@ -21,6 +23,8 @@ struct AccountDocument: Encodable {
         timeZone = account.user.timeZoneIdentifier
         targetSeconds = account.user.goals.targetSeconds
         minimumSeconds = account.user.goals.minimumSeconds
+        workDays = account.user.goals.workDays.isoWeekdays
+        targetMode = account.user.goals.target.rawValue
         lastImportAt = account.lastImportAt.map { ReportFormat.isoUTC($0) }
         lastRollupAt = account.lastRollupAt.map { ReportFormat.isoUTC($0) }
         rollupPending = account.isRollupPending
@@ -33,6 +37,8 @@ struct AccountDocument: Encodable {
         case timeZone = "time_zone"
         case targetSeconds = "target_seconds"
         case minimumSeconds = "minimum_seconds"
+        case workDays = "work_days"
+        case targetMode = "target_mode"
         case lastImportAt = "last_import_at"
         case lastRollupAt = "last_rollup_at"
         case rollupPending = "rollup_pending"

@@ -34,7 +34,7 @@ public struct AccountService {
 
     /// Runs `body` with a session and the user's row in one transaction as the user;
     /// ``ServiceError/Kind/notFound`` when the user no longer exists.
-    private func asUser<T>(_ body: (LedgerSession, User) throws -> T) throws(ServiceError) -> T {
+    func asUser<T>(_ body: (LedgerSession, User) throws -> T) throws(ServiceError) -> T {
         try ServiceError.wrapping { try sessions.withSession { session in try Self.asUser(userID, on: session, body) } }
     }
 
@@ -62,12 +62,13 @@ public struct AccountService {
     /// seconds at most). Returns the account afterwards; when the rollup could not run,
     /// its ``UserService/Account/isRollupPending`` says so and the next rollup catches up.
     public func changeSettings(
-        timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, rollingUpWith database: LedgerDatabase?,
-        now: Int64
+        timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, workDays: WorkDays? = nil,
+        target: SleepTarget? = nil, rollingUpWith database: LedgerDatabase?, now: Int64
     ) throws(ServiceError) -> UserService.Account {
         _ = try asUser { session, user in
             try UserService(session: session).update(
-                handle: user.handle, timeZone: timeZone, targetSeconds: targetSeconds, minimumSeconds: minimumSeconds)
+                handle: user.handle, timeZone: timeZone, targetSeconds: targetSeconds, minimumSeconds: minimumSeconds,
+                workDays: workDays, target: target)
         }
         if let database { rollUp(database, now: now) }
         return try account()
@@ -207,6 +208,8 @@ public struct AccountService {
         public var next: LocalDate?
         /// The last wake day that was asked for (the next page's end).
         public var requestedLast: LocalDate
+        /// Each night's stored confidence, by wake day (issue 24; shown, never used).
+        public var confidences: [LocalDate: NightConfidence] = [:]
     }
 
     /// The most wake days one page covers.
@@ -256,7 +259,8 @@ public struct AccountService {
                 nights: try store.nights(userID: user.id, from: start, through: pageEnd),
                 naps: try store.naps(userID: user.id, from: start, through: pageEnd),
                 next: pageEnd < end ? try store.firstWakeDay(userID: user.id, after: pageEnd, through: end) : nil,
-                requestedLast: end)
+                requestedLast: end,
+                confidences: try store.confidences(userID: user.id, from: start, through: pageEnd))
         }
     }
 

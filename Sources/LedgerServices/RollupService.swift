@@ -129,7 +129,7 @@ public struct RollupService: Sendable {
 
     func needsWork(_ state: RollupStateStore.UserState, asOf: LocalDate) -> Bool {
         settings.isFullRebuild || state.dirtyFrom != nil || state.summariesStale || state.lastAsOf != asOf
-            || state.nightsTimeZone != state.timeZone
+            || state.nightsTimeZone != state.timeZone || state.rulesVersion != PersonalSleepRules.version
     }
 
     // MARK: Workers
@@ -238,6 +238,7 @@ public struct RollupService: Sendable {
 
             let isFull =
                 settings.isFullRebuild || state.lastAsOf == nil || state.nightsTimeZone != state.timeZone
+                || state.rulesVersion != PersonalSleepRules.version
             let rebuildFrom: LocalDate? =
                 isFull ? nil : state.dirtyFrom.map { LookBack.firstRebuiltWakeDay(changedFrom: $0) }
             let nightStore = NightStore(connection: connection, writesThroughStaging: writesThroughStaging)
@@ -252,15 +253,24 @@ public struct RollupService: Sendable {
                 samplesRead = samples.count
                 let built = NightBuilder(rules: settings.nightRules).build(
                     from: samples, userTimeZoneIdentifier: state.timeZone)
+                let confidences = NightConfidence.assess(nights: built.nights, samples: samples)
                 written = try nightStore.write(
-                    userID: candidate.userID, from: rebuildFrom, nights: built.nights, naps: built.naps)
+                    userID: candidate.userID, from: rebuildFrom, nights: built.nights, naps: built.naps,
+                    confidences: confidences)
                 rebuilt = (rebuildFrom, built.nights)
             }
-            let summaries = try SummaryService.summaries(
+            let personalRange = LookBack.personalNights(asOf: asOf)
+            let (summaries, nights) = try SummaryService.summariesAndNights(
                 userID: candidate.userID, goals: state.goals, asOf: asOf, horizons: Horizon.allCases,
-                rules: settings.metricRules, nights: nightStore, rebuilt: rebuilt)
+                rules: settings.metricRules, nights: nightStore, rebuilt: rebuilt, readingFrom: personalRange.first)
             let summaryRows = try SummaryStore(connection: connection).write(
                 userID: candidate.userID, summaries: summaries, computedAt: now)
+            let recent = nights.filter { personalRange.contains($0.wakeDay) }
+            try PersonalEstimateStore(connection: connection).write(
+                userID: candidate.userID, asOf: asOf,
+                need: SleepNeedEstimate.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
+                chronotype: Chronotype.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
+                computedAt: now)
             try states.markRolledUp(userID: candidate.userID, asOf: asOf, now: now, timeZone: state.timeZone)
             try beforeCommit?(candidate.userID)
             return .done(

@@ -1,7 +1,7 @@
 public import LedgerReadServices
 public import LedgerStore
 import PostgresClient
-import SleepCore
+public import SleepCore
 
 /// Adding, changing and removing users, under the rules of ``LedgerReadServices/UserService``
 /// (the reads live with it in the read-only services).
@@ -32,14 +32,16 @@ extension UserService {
     /// from the current one in letter case only.
     @discardableResult
     public func update(
-        handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, newHandle: String? = nil
+        handle: String, timeZone: String?, targetSeconds: Int64?, minimumSeconds: Int64?, newHandle: String? = nil,
+        workDays: WorkDays? = nil, target: SleepTarget? = nil
     ) throws(ServiceError) -> User {
         if let timeZone { try Self.validate(timeZone: timeZone) }
         if let newHandle { try Self.validate(handle: newHandle) }
         let user = try user(handle: handle)
         let goals = SleepGoals(
             targetSeconds: targetSeconds ?? user.goals.targetSeconds,
-            minimumSeconds: minimumSeconds ?? user.goals.minimumSeconds)
+            minimumSeconds: minimumSeconds ?? user.goals.minimumSeconds, workDays: workDays ?? user.goals.workDays,
+            target: target ?? user.goals.target)
         try Self.validate(goals: goals)
         do {
             return try store.update(

@@ -25,7 +25,7 @@ public struct AdminQueries {
                    s.as_of, s.debt_seconds, s.net_balance_seconds, s.severity, s.score, s.grade,
                    s.tracked_nights, s.last_night_wake_day, s.last_night_asleep_seconds, s.computed_at,
                    (SELECT max(i.started_at) FROM imports i WHERE i.user_id = u.id),
-                   r.last_rollup_at
+                   r.last_rollup_at, u.work_days, u.target_mode
             FROM users u
             LEFT JOIN summaries decade ON decade.user_id = u.id AND decade.horizon = '10y'
             LEFT JOIN LATERAL (
@@ -44,7 +44,11 @@ public struct AdminQueries {
             }
             let user = User(
                 id: id, handle: handle, timeZoneIdentifier: zone,
-                goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), createdAt: createdAt)
+                goals: SleepGoals(
+                    targetSeconds: target, minimumSeconds: minimum,
+                    workDays: WorkDays(mask: Int(try row.int64(21) ?? 31)),
+                    target: SleepTarget(rawValue: try row.string(22) ?? "") ?? .fixed),
+                createdAt: createdAt)
             var weekly: SummaryHeadline?
             if let asOf = try row.localDate(9), let debt = try row.int64(10), let net = try row.int64(11),
                 let severity = try row.string(12).flatMap(DebtSeverity.init(rawValue:)),

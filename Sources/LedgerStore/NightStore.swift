@@ -41,19 +41,27 @@ public struct NightStore {
     /// ignored. Earlier rows are left alone. Returns the numbers of nights and naps written.
     @discardableResult
     public func replace(
-        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
+        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap],
+        confidences: [NightConfidence]? = nil
     ) throws -> (nights: Int, naps: Int) {
         try connection.transaction { _ in
-            try write(userID: userID, from: firstWakeDay, nights: nights, naps: naps)
+            try write(userID: userID, from: firstWakeDay, nights: nights, naps: naps, confidences: confidences)
         }
     }
 
     /// ``replace(userID:from:nights:naps:)`` without a transaction (or savepoint) of its
     /// own: for callers already inside the transaction that should hold the change.
+    /// `confidences`, when given, holds each night's confidence in the order of `nights`
+    /// (issue 24; stored in the `confidence` columns of migration 0024, NULL without).
     public func write(
-        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap]
+        userID: Int64, from firstWakeDay: LocalDate?, nights: [Night], naps: [Nap],
+        confidences: [NightConfidence]? = nil
     ) throws -> (nights: Int, naps: Int) {
-        let keptNights = nights.filter { night in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
+        let keep = { (night: Night) in firstWakeDay.map { night.wakeDay >= $0 } ?? true }
+        let keptNights = nights.filter(keep)
+        let keptConfidences: [NightConfidence]? = confidences.map { all in
+            zip(nights, all).filter { keep($0.0) }.map(\.1)
+        }
         let keptNaps = naps.filter { nap in firstWakeDay.map { nap.wakeDay >= $0 } ?? true }
         do {
             // One statement (one round trip) for both tables, prepared in two forms (every
@@ -71,7 +79,16 @@ public struct NightStore {
                     DELETE FROM naps WHERE user_id = $1
                     """, [.int64(userID)], name: "nightsAndNaps.delete")
             }
-            if !keptNights.isEmpty {
+            if !keptNights.isEmpty, let keptConfidences, keptConfidences.count == keptNights.count {
+                try copyRows(
+                    "nights", columns: "user_id, \(NightStore.nightColumns), \(NightStore.confidenceColumns)"
+                ) { writer in
+                    for (night, confidence) in zip(keptNights, keptConfidences) {
+                        try writer.writeRow(
+                            NightStore.values(of: night, userID: userID) + NightStore.values(of: confidence))
+                    }
+                }
+            } else if !keptNights.isEmpty {
                 try copyRows("nights", columns: "user_id, \(NightStore.nightColumns)") { writer in
                     for night in keptNights { try writer.writeRow(NightStore.values(of: night, userID: userID)) }
                 }
@@ -250,6 +267,47 @@ public struct NightStore {
                 wakeDay: wakeDay, timeZoneIdentifier: zone, source: source, start: start, end: end,
                 asleepSeconds: asleep)
         }
+    }
+
+    // MARK: Confidence
+
+    /// The confidence columns of migration 0024, in ``values(of:)-(NightConfidence)`` order.
+    static let confidenceColumns =
+        "confidence, confidence_coverage, confidence_kind, confidence_agreement, confidence_truncated, "
+        + "confidence_plausibility, confidence_fragmentation"
+
+    static func values(of confidence: NightConfidence) -> [SQLValue?] {
+        [
+            .double(confidence.value), .double(confidence.coverage), .text(confidence.dataKind.rawValue),
+            .double(confidence.agreement), .bool(confidence.isTruncated), .double(confidence.plausibility),
+            .double(confidence.fragmentation),
+        ]
+    }
+
+    /// Each stored night's confidence waking from `first` through `last` (either bound
+    /// open when `nil`), by wake day; nights stored without one (before migration 0024's
+    /// rebuild) are left out.
+    public func confidences(userID: Int64, from first: LocalDate? = nil, through last: LocalDate? = nil) throws
+        -> [LocalDate: NightConfidence]
+    {
+        let result = try connection.execute(
+            """
+            SELECT wake_day, \(NightStore.confidenceColumns) FROM nights
+            WHERE user_id = $1 AND confidence IS NOT NULL
+              AND ($2::date IS NULL OR wake_day >= $2) AND ($3::date IS NULL OR wake_day <= $3)
+            """, [.int64(userID), first.map { .date($0) }, last.map { .date($0) }], name: "nights.confidence")
+        var confidences: [LocalDate: NightConfidence] = [:]
+        for row in result.rows {
+            guard let day = try row.localDate(0), let coverage = try row.double(2), let kindName = try row.string(3),
+                let kind = NightConfidence.DataKind(rawValue: kindName), let agreement = try row.double(4),
+                let truncated = try row.bool(5), let plausibility = try row.double(6),
+                let fragmentation = try row.double(7)
+            else { throw Self.malformed("confidence") }
+            confidences[day] = NightConfidence(
+                coverage: coverage, dataKind: kind, agreement: agreement, isTruncated: truncated,
+                plausibility: plausibility, fragmentation: fragmentation)
+        }
+        return confidences
     }
 
     // MARK: Row form

@@ -34,6 +34,9 @@ public struct RollupStateStore {
         public var lastAsOf: LocalDate?
         /// The zone the stored nights were built in.
         public var nightsTimeZone: String?
+        /// The `PersonalSleepRules.version` the stored results were computed with (0 before
+        /// issue 24).
+        public var rulesVersion: Int = 0
     }
 
     /// Adds the missing rows (users added before their row existed); leaves existing rows
@@ -54,7 +57,8 @@ public struct RollupStateStore {
     public func states(handle: String?, userID: Int64? = nil) throws -> [UserState] {
         try connection.execute(
             """
-            SELECT u.id, u.handle, u.time_zone, r.dirty_from, r.summaries_stale, r.last_as_of, r.nights_time_zone
+            SELECT u.id, u.handle, u.time_zone, r.dirty_from, r.summaries_stale, r.last_as_of, r.nights_time_zone,
+                   r.rules_version
             FROM users u JOIN rollup_state r ON r.user_id = u.id
             WHERE ($1::text IS NULL OR u.handle_key = $1) AND ($2::bigint IS NULL OR u.id = $2)
             ORDER BY u.id
@@ -66,7 +70,8 @@ public struct RollupStateStore {
             else { throw StoreError(.decodingFailed, "a users row has a NULL column", statement: "rollup.workList") }
             return UserState(
                 userID: id, handle: handle, timeZone: zone, goals: SleepGoals(), dirtyFrom: try row.localDate(3),
-                summariesStale: stale, lastAsOf: try row.localDate(5), nightsTimeZone: try row.string(6))
+                summariesStale: stale, lastAsOf: try row.localDate(5), nightsTimeZone: try row.string(6),
+                rulesVersion: Int(try row.int64(7) ?? 0))
         }
     }
 
@@ -77,7 +82,7 @@ public struct RollupStateStore {
             let row = try connection.executePrepared(
                 """
                 SELECT u.handle, u.time_zone, u.target_seconds, u.minimum_seconds, r.dirty_from,
-                       r.summaries_stale, r.last_as_of, r.nights_time_zone
+                       r.summaries_stale, r.last_as_of, r.nights_time_zone, r.rules_version, u.work_days, u.target_mode
                 FROM rollup_state r JOIN users u ON u.id = r.user_id
                 WHERE r.user_id = $1
                 FOR UPDATE OF r SKIP LOCKED
@@ -89,21 +94,28 @@ public struct RollupStateStore {
         else { throw StoreError(.decodingFailed, "a rollup_state row has a NULL column", statement: "rollup.claim") }
         return UserState(
             userID: userID, handle: handle, timeZone: zone,
-            goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), dirtyFrom: try row.localDate(4),
-            summariesStale: stale, lastAsOf: try row.localDate(6), nightsTimeZone: try row.string(7))
+            goals: SleepGoals(
+                targetSeconds: target, minimumSeconds: minimum, workDays: WorkDays(mask: Int(try row.int64(9) ?? 31)),
+                target: SleepTarget(rawValue: try row.string(10) ?? "") ?? .fixed),
+            dirtyFrom: try row.localDate(4),
+            summariesStale: stale, lastAsOf: try row.localDate(6), nightsTimeZone: try row.string(7),
+            rulesVersion: Int(try row.int64(8) ?? 0))
     }
 
     /// Clears a claimed user's marks after its results were written: rolled up as of
-    /// `asOf` at `now` (epoch seconds), nights built in `timeZone`, no failure.
-    public func markRolledUp(userID: Int64, asOf: LocalDate, now: Int64, timeZone: String) throws {
+    /// `asOf` at `now` (epoch seconds), nights built in `timeZone` with rules `rulesVersion`
+    /// (`PersonalSleepRules.version`), no failure.
+    public func markRolledUp(
+        userID: Int64, asOf: LocalDate, now: Int64, timeZone: String, rulesVersion: Int = PersonalSleepRules.version
+    ) throws {
         try connection.executePrepared(
             """
             UPDATE rollup_state SET dirty_from = NULL, summaries_stale = false, last_as_of = $2,
                 last_rollup_at = $3, updated_at = $3, nights_time_zone = $4, last_error = NULL,
-                failed_at = NULL, failure_count = 0
+                failed_at = NULL, failure_count = 0, rules_version = $5
             WHERE user_id = $1
             """,
-            [.int64(userID), .date(asOf), .timestamp(epochSeconds: now), .text(timeZone)],
+            [.int64(userID), .date(asOf), .timestamp(epochSeconds: now), .text(timeZone), .int(rulesVersion)],
             name: "rollup.clearState")
     }
 

@@ -16,7 +16,8 @@ public struct UserStore {
         self.connection = connection
     }
 
-    private static let columns = "id, handle, time_zone, target_seconds, minimum_seconds, created_at"
+    private static let columns =
+        "id, handle, time_zone, target_seconds, minimum_seconds, created_at, work_days, target_mode"
 
     /// Adds a user (and its rollup state and import lock rows) and returns it; the handle
     /// is stored in NFC. Throws the client's `alreadyExists` (constraint
@@ -28,12 +29,12 @@ public struct UserStore {
         return try connection.transaction { connection in
             let row = try connection.execute(
                 """
-                INSERT INTO users (handle, handle_key, time_zone, target_seconds, minimum_seconds)
-                VALUES ($1, $2, $3, $4, $5) RETURNING \(UserStore.columns)
+                INSERT INTO users (handle, handle_key, time_zone, target_seconds, minimum_seconds, work_days, target_mode)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING \(UserStore.columns)
                 """,
                 [
                     .text(display), .text(key), .text(timeZone), .int64(goals.targetSeconds),
-                    .int64(goals.minimumSeconds),
+                    .int64(goals.minimumSeconds), .int(goals.workDays.mask), .text(goals.target.rawValue),
                 ],
                 name: "users.add"
             ).single("users.add")
@@ -117,12 +118,14 @@ public struct UserStore {
             let row = try connection.execute(
                 """
                 UPDATE users SET time_zone = $2, target_seconds = $3, minimum_seconds = $4,
-                    handle = coalesce($5, handle), handle_key = coalesce($6, handle_key)
+                    handle = coalesce($5, handle), handle_key = coalesce($6, handle_key), work_days = $7,
+                    target_mode = $8
                 WHERE id = $1 RETURNING \(UserStore.columns)
                 """,
                 [
                     .int64(current.id), .text(zone), .int64(newGoals.targetSeconds), .int64(newGoals.minimumSeconds),
-                    renamed.map { .text($0.display) }, renamed.map { .text($0.key) },
+                    renamed.map { .text($0.display) }, renamed.map { .text($0.key) }, .int(newGoals.workDays.mask),
+                    .text(newGoals.target.rawValue),
                 ],
                 name: "users.update"
             ).single("users.update")
@@ -247,10 +250,15 @@ public struct UserStore {
     static func user(from row: Row) throws -> User {
         guard let id = try row.int64("id"), let handle = try row.string("handle"),
             let zone = try row.string("time_zone"), let target = try row.int64("target_seconds"),
-            let minimum = try row.int64("minimum_seconds"), let createdAt = try row.epochSeconds("created_at")
+            let minimum = try row.int64("minimum_seconds"), let createdAt = try row.epochSeconds("created_at"),
+            let workDays = try row.int64("work_days"), let targetName = try row.string("target_mode"),
+            let targetMode = SleepTarget(rawValue: targetName)
         else { throw StoreError(.decodingFailed, "a users row has a NULL column", statement: "users") }
         return User(
             id: id, handle: handle, timeZoneIdentifier: zone,
-            goals: SleepGoals(targetSeconds: target, minimumSeconds: minimum), createdAt: createdAt)
+            goals: SleepGoals(
+                targetSeconds: target, minimumSeconds: minimum, workDays: WorkDays(mask: Int(workDays)),
+                target: targetMode),
+            createdAt: createdAt)
     }
 }

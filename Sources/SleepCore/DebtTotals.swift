@@ -36,16 +36,22 @@ public struct DebtTotals: Sendable, Hashable, Codable {
 
     /// Computes the totals of a window of timeline nights.
     init(timeline nights: ArraySlice<MetricNight>, goals: SleepGoals, rules: MetricRules) {
-        self.init(asleepSeconds: nights.map(\.asleepSeconds), goals: goals, rules: rules)
+        self.init(asleepSeconds: nights.map(\.asleepSeconds), targets: nights.map(\.targetSeconds), rules: rules)
     }
 
     /// Computes the totals of nights given by their asleep seconds.
     init(asleepSeconds values: [Int64], goals: SleepGoals, rules: MetricRules) {
+        self.init(asleepSeconds: values, targets: values.map { _ in goals.targetSeconds }, rules: rules)
+    }
+
+    /// Computes the totals of nights given by their asleep seconds, each against its own
+    /// target (`targets[i]` for `values[i]`).
+    init(asleepSeconds values: [Int64], targets: [Int64], rules: MetricRules) {
         var debt: Int64 = 0
         var net: Int64 = 0
         var asleep: Int64 = 0
-        for value in values {
-            let balance = value - goals.targetSeconds
+        for (value, target) in zip(values, targets) {
+            let balance = value - target
             net += balance
             debt += max(0, -balance)
             asleep += value

@@ -41,6 +41,13 @@ public enum LookBack {
         return Nights(wakeDays: WakeDayRange(first: first, last: asOf), segmentsFrom: lastNight)
     }
 
+    /// The wake days the personal estimates as of `asOf` read (issue 24): the need
+    /// estimate's and chronotype's windows ending on that day.
+    public static func personalNights(asOf: LocalDate, rules: PersonalSleepRules = .standard) -> WakeDayRange {
+        let days = max(1, rules.needWindowDays, rules.chronotypeWindowDays)
+        return WakeDayRange(first: asOf.adding(days: -(days - 1)), last: asOf)
+    }
+
     /// The first wake day whose nights an import changed: the earliest wake day among the
     /// samples it added, minus ``wakeDayMarginDays``.
     public static func firstChangedWakeDay(earliestSampleWakeDay day: LocalDate) -> LocalDate {

@@ -5,8 +5,12 @@ struct MetricNight: Sendable {
     let index: Int
     /// `wakeDay.daysSinceEpoch`.
     let dayNumber: Int
-    /// Whether the wake day is a Saturday or Sunday.
-    let isWeekend: Bool
+    /// Whether the wake day is a free day (not one of the person's work days; Saturday or
+    /// Sunday by default).
+    let isFreeDay: Bool
+    /// The target this night's debt is measured against: the fixed target, or the need
+    /// estimated from the nights before it.
+    let targetSeconds: Int64
     /// Asleep seconds.
     let asleepSeconds: Int64
     /// asleep / time in bed.
@@ -33,10 +37,11 @@ struct MetricNight: Sendable {
     /// day, as UTC instants.
     let coverage: TimeSpan
 
-    init(_ night: Night, index: Int, clock: inout MetricZoneClock) {
+    init(_ night: Night, index: Int, clock: inout MetricZoneClock, workDays: WorkDays, targetSeconds: Int64) {
         self.index = index
         dayNumber = night.wakeDay.daysSinceEpoch
-        isWeekend = night.wakeDay.isWeekend
+        isFreeDay = !workDays.isWorkDay(night.wakeDay)
+        self.targetSeconds = targetSeconds
         asleepSeconds = night.asleepSeconds
         efficiency = night.efficiency
         hasStageData = night.hasStageData
@@ -63,7 +68,12 @@ struct MetricTimeline: Sendable {
     /// Their metric scalars, in the same order.
     let nights: [MetricNight]
 
-    init(_ input: [Night]) {
+    /// Sorts `input`; free days are those outside `workDays`, and each night's target is
+    /// `target` or, when given, `nightTargets[wake day number]`.
+    init(
+        _ input: [Night], workDays: WorkDays = .mondayToFriday, target: Int64 = SleepGoals().targetSeconds,
+        nightTargets: [Int: Int64]? = nil
+    ) {
         // Sort small keys, then gather, instead of moving whole nights around.
         let keys = input.indices.map {
             (day: input[$0].wakeDay.daysSinceEpoch, onset: input[$0].onset, index: $0)
@@ -74,7 +84,11 @@ struct MetricTimeline: Sendable {
         var items: [MetricNight] = []
         items.reserveCapacity(sorted.count)
         for (index, night) in sorted.enumerated() {
-            items.append(MetricNight(night, index: index, clock: &clock))
+            let day = night.wakeDay.daysSinceEpoch
+            items.append(
+                MetricNight(
+                    night, index: index, clock: &clock, workDays: workDays,
+                    targetSeconds: nightTargets?[day] ?? target))
         }
         source = sorted
         nights = items

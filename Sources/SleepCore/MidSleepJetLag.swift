@@ -39,7 +39,7 @@ public struct MidSleepJetLag: Sendable, Hashable, Codable {
         var free: [Int64] = []
         var work: [Int64] = []
         for item in nights {
-            if item.isWeekend {
+            if item.isFreeDay {
                 free.append(item.midSleepClockSeconds)
             } else {
                 work.append(item.midSleepClockSeconds)

@@ -128,7 +128,7 @@ public struct SleepPatterns: Sendable, Hashable, Codable {
         var rem = 0.0
         var staged = 0
         for item in nights {
-            if item.isWeekend {
+            if item.isFreeDay {
                 weekend = (weekend.seconds + item.asleepSeconds, weekend.count + 1)
             } else {
                 workday = (workday.seconds + item.asleepSeconds, workday.count + 1)

@@ -23,7 +23,10 @@ public struct SleepScore: Sendable, Hashable, Codable {
         self.init(timeline: MetricTimeline(nights).nights[...], rules: rules)
     }
 
-    init(timeline nights: ArraySlice<MetricNight>, rules: ScoreRules) {
+    /// Scores a window of timeline nights; `durationShiftSeconds` is subtracted from the
+    /// mean asleep time before the duration component reads it (with the estimated need as
+    /// target: the mean need minus 8 h, so the 7/8/9 h references move with the need).
+    init(timeline nights: ArraySlice<MetricNight>, rules: ScoreRules, durationShiftSeconds: Double = 0) {
         guard !nights.isEmpty else {
             self.init(overall: 0, grade: .veryPoor, components: nil, trackedNights: 0)
             return
@@ -48,7 +51,7 @@ public struct SleepScore: Sendable, Hashable, Codable {
         }
         let components = ScoreComponents(
             duration: ScoreComponents.duration(
-                averageAsleepHours: asleep / count / 3600, rules: rules),
+                averageAsleepHours: (asleep / count - durationShiftSeconds) / 3600, rules: rules),
             efficiency: ScoreComponents.efficiency(
                 averageEfficiency: efficiency / count, rules: rules),
             consistency: ScoreComponents.consistency(bedtimeMinutes: bedtimes, rules: rules),

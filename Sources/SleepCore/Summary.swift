@@ -40,6 +40,10 @@ public struct Summary: Sendable, Hashable, Codable {
     /// Mid-sleep social jet lag over the window; absent unless both free and work days
     /// have a night.
     public var midSleepJetLag: MidSleepJetLag?
+    /// With the estimated need as target (issue 24): the need the figures were measured
+    /// against as of the as-of day, and how it was found; absent with the fixed target, so
+    /// the document is then exactly as before.
+    public var estimatedNeed: SleepNeedEstimate?
 
     /// Creates a summary from its parts.
     public init(
@@ -47,7 +51,7 @@ public struct Summary: Sendable, Hashable, Codable {
         window: WakeDayRange, goalBand: GoalBand, debt: DebtTotals, buckets: [HorizonBucket],
         rollingDebt: RollingDebt?, score: SleepScore, lastNight: LastNightSummary?,
         weekly: WeeklyQuickStats, trend: SleepTrend?, patterns: SleepPatterns?,
-        regularity: SleepRegularity?, midSleepJetLag: MidSleepJetLag?
+        regularity: SleepRegularity?, midSleepJetLag: MidSleepJetLag?, estimatedNeed: SleepNeedEstimate? = nil
     ) {
         self.schemaVersion = schemaVersion
         self.asOf = asOf
@@ -64,6 +68,7 @@ public struct Summary: Sendable, Hashable, Codable {
         self.patterns = patterns
         self.regularity = regularity
         self.midSleepJetLag = midSleepJetLag
+        self.estimatedNeed = estimatedNeed
     }
 
     /// Builds the summary of `nights` (a user's tracked nights, any order) for one horizon.
@@ -92,5 +97,6 @@ public struct Summary: Sendable, Hashable, Codable {
         case patterns
         case regularity
         case midSleepJetLag = "mid_sleep_jet_lag"
+        case estimatedNeed = "estimated_need"
     }
 }

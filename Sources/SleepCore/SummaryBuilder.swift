@@ -7,12 +7,37 @@ public struct SummaryBuilder: Sendable {
     /// The metric rules.
     public let rules: MetricRules
     private let timeline: MetricTimeline
+    /// The nights with their clock facts, kept only with the estimated need as target.
+    private let schedule: NightSchedule?
+    private let personalRules: PersonalSleepRules
 
-    /// Prepares `nights` (tracked nights, any order; the night builder's output).
-    public init(nights: [Night], goals: SleepGoals = SleepGoals(), rules: MetricRules = .standard) {
+    /// Prepares `nights` (tracked nights, any order; the night builder's output). With
+    /// ``SleepGoals/target`` `estimatedNeed` each night's target is the need estimated
+    /// from the nights before it (``SleepNeedEstimate/estimatesBefore(nights:workDays:rules:)``):
+    /// give the 90 days before the first summarised night too.
+    public init(
+        nights: [Night], goals: SleepGoals = SleepGoals(), rules: MetricRules = .standard,
+        personalRules: PersonalSleepRules = .standard
+    ) {
         self.goals = goals
         self.rules = rules
-        timeline = MetricTimeline(nights)
+        self.personalRules = personalRules
+        switch goals.target {
+        case .fixed:
+            schedule = nil
+            timeline = MetricTimeline(nights, workDays: goals.workDays, target: goals.targetSeconds)
+        case .estimatedNeed:
+            let schedule = NightSchedule(nights, workDays: goals.workDays)
+            var targets: [Int: Int64] = [:]
+            for item in schedule.nights {
+                let before = schedule.window(
+                    days: personalRules.needWindowDays, endingOn: item.night.wakeDay.adding(days: -1))
+                targets[item.dayNumber] = SleepNeedEstimate.estimate(before, rules: personalRules).needSeconds
+            }
+            self.schedule = schedule
+            timeline = MetricTimeline(
+                nights, workDays: goals.workDays, target: goals.targetSeconds, nightTargets: targets)
+        }
     }
 
     /// The summaries of all six horizons, in ``Horizon/allCases`` order.
@@ -27,6 +52,17 @@ public struct SummaryBuilder: Sendable {
         let recent = timeline.slice(asOfDay - 1, asOfDay)
         let latest: ArraySlice<MetricNight> = recent.isEmpty ? recent : recent.suffix(1)
         let nights = horizon == .daily ? latest : timeline.slice(window)
+        // With the estimated need: the need as of the as-of day is the target of the band,
+        // the recovery plans and the weekly minimum (min(minimum, need)).
+        let need = schedule.map {
+            SleepNeedEstimate.estimate(
+                $0.window(days: personalRules.needWindowDays, endingOn: asOf), rules: personalRules)
+        }
+        var goals = self.goals
+        if let need {
+            goals.targetSeconds = need.needSeconds
+            goals.minimumSeconds = min(goals.minimumSeconds, need.needSeconds)
+        }
         let band = GoalBand(goals: goals)
 
         var buckets: [HorizonBucket] = []
@@ -50,7 +86,7 @@ public struct SummaryBuilder: Sendable {
 
         let span = max(1, rules.rollingWindowNights)
         let rollingBalances = timeline.slice(asOfDay - span + 1, asOfDay).map {
-            (day: $0.dayNumber, balance: Double(goals.targetSeconds - $0.asleepSeconds))
+            (day: $0.dayNumber, balance: Double($0.targetSeconds - $0.asleepSeconds))
         }
         let weeklyWindow = Horizon.weekly.window(asOf: asOf)
         let week = timeline.slice(weeklyWindow)
@@ -61,7 +97,10 @@ public struct SummaryBuilder: Sendable {
             buckets: buckets,
             rollingDebt: RollingDebt(
                 balances: rollingBalances, goals: goals, asOf: asOf, rules: rules),
-            score: SleepScore(timeline: nights, rules: rules.score),
+            score: SleepScore(
+                timeline: nights, rules: rules.score,
+                durationShiftSeconds: need == nil || nights.isEmpty
+                    ? 0 : Double(nights.reduce(Int64(0)) { $0 + $1.targetSeconds }) / Double(nights.count) - 8 * 3600),
             lastNight: latest.first.map { LastNightSummary($0, night: timeline.source[$0.index]) },
             weekly: WeeklyQuickStats(
                 window: weeklyWindow, asleepSeconds: week.map(\.asleepSeconds),
@@ -70,6 +109,6 @@ public struct SummaryBuilder: Sendable {
             trend: SleepTrend(asleepSeconds: nights.map(\.asleepSeconds), rules: rules),
             patterns: SleepPatterns(timeline: nights, rules: rules),
             regularity: SleepRegularity(timeline: nights, source: timeline.source),
-            midSleepJetLag: MidSleepJetLag(timeline: nights))
+            midSleepJetLag: MidSleepJetLag(timeline: nights), estimatedNeed: need)
     }
 }

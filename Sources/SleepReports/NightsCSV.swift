@@ -20,19 +20,22 @@ public enum NightsCSV {
     ]
 
     /// The nights table: the header and one row per night, in the order given.
-    public static func nights(_ nights: [Night]) -> CSVTable {
-        var table = CSVTable(header: nightHeader)
+    public static func nights(_ nights: [Night], confidences: [LocalDate: NightConfidence]? = nil) -> CSVTable {
+        var table = CSVTable(header: nightHeader + (confidences == nil ? [] : ["confidence"]))
         for night in nights {
+            var confidenceCell: [String] = []
+            if let confidences { confidenceCell = [confidences[night.wakeDay].map { String($0.value) } ?? ""] }
             let zone = night.timeZoneIdentifier
-            table.append([
-                night.wakeDay.description, zone, local(night.bedtime, zone), local(night.onset, zone),
-                local(night.wake, zone), ReportFormat.isoUTC(night.bedtime), ReportFormat.isoUTC(night.onset),
-                ReportFormat.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
-                String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
-                String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
-                String(night.stages.unspecified), String(night.efficiency), night.hasStageData ? "true" : "false",
-                night.source, String(night.fragmentCount), night.setAsideSources.joined(separator: ";"),
-            ])
+            table.append(
+                [
+                    night.wakeDay.description, zone, local(night.bedtime, zone), local(night.onset, zone),
+                    local(night.wake, zone), ReportFormat.isoUTC(night.bedtime), ReportFormat.isoUTC(night.onset),
+                    ReportFormat.isoUTC(night.wake), String(night.asleepSeconds), String(night.timeInBedSeconds),
+                    String(night.awakeSeconds), String(night.wakeUps), night.latencySeconds.map(String.init) ?? "",
+                    String(night.stages.deep), String(night.stages.rem), String(night.stages.core),
+                    String(night.stages.unspecified), String(night.efficiency), night.hasStageData ? "true" : "false",
+                    night.source, String(night.fragmentCount), night.setAsideSources.joined(separator: ";"),
+                ] + confidenceCell)
         }
         return table
     }

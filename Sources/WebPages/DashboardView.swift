@@ -34,14 +34,15 @@ public enum DashboardView {
     ///   - nightRules: the rules nights were built with, named when no night was found.
     public static func page(
         handle: String, horizon: Horizon, content: Content, isRollupPending: Bool = false, storedAt: Int64? = nil,
-        notice: WebNotice? = nil, rules: MetricRules = .standard, nightRules: NightRules = .standard
+        notice: WebNotice? = nil, rules: MetricRules = .standard, nightRules: NightRules = .standard,
+        personal: PersonalCards? = nil
     ) -> WebPage {
         var body: HTML = notice.html
         switch content {
         case .summary(let summary, let nights):
             body += summaryBody(
                 summary, nights: nights, handle: handle, isRollupPending: isRollupPending, storedAt: storedAt,
-                rules: rules)
+                rules: rules, personal: personal)
         case .absent(let absence):
             body += absentBody(absence, horizon: horizon, isRollupPending: isRollupPending, nightRules: nightRules)
         }
@@ -88,7 +89,7 @@ public enum DashboardView {
 
     static func summaryBody(
         _ summary: Summary, nights: [Night], handle: String, isRollupPending: Bool, storedAt: Int64?,
-        rules: MetricRules = .standard
+        rules: MetricRules = .standard, personal: PersonalCards? = nil
     ) -> HTML {
         var body: HTML = """
             <div class="page-head">
@@ -117,6 +118,7 @@ public enum DashboardView {
         body += weekCard(summary, rules: rules)
         body += patternsCard(summary, rules: rules)
         body += regularityCard(summary)
+        if let personal { body += personal.html }
         body += "</div>\n"
         body += charts(summary, nights: nights, handle: handle)
         if let storedAt {

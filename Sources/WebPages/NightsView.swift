@@ -57,7 +57,9 @@ public enum NightsView {
     /// The nights as CSV, exactly as `sleepledger-admin nights --format csv` writes them:
     /// every field, local times in each night's zone, cells a spreadsheet would run as
     /// formulas neutralised.
-    public static func csv(_ nights: [Night]) -> String { NightsCSV.nights(nights).rendered }
+    public static func csv(_ nights: [Night], confidences: [LocalDate: NightConfidence] = [:]) -> String {
+        NightsCSV.nights(nights, confidences: confidences).rendered
+    }
 
     /// The CSV's `Content-Type`.
     public static let csvContentType = "text/csv; charset=utf-8"

@@ -36,6 +36,7 @@ public enum SettingsView {
             <p id="settings-zone-hint" class="hint">Used for nights whose samples carry no zone of their own.</p></div>
             \(duration("target", legend: "Target sleep", seconds: goals.targetSeconds, hint: "What you aim for each night; debt is measured against it."))\
             \(duration("minimum", legend: "Minimum acceptable sleep", seconds: goals.minimumSeconds, hint: "Nights under it count as short in the week's stats and are marked in the charts."))\
+            \(personalFields(goals))\
             <div class="actions"><button type="submit">Save settings</button></div>
             <p id="settings-status" role="status" aria-live="polite"></p>
             </form>
@@ -120,6 +121,41 @@ public enum SettingsView {
 
     /// Every IANA zone Foundation knows, sorted.
     public static var knownZones: [String] { TimeZone.knownTimeZoneIdentifiers.sorted() }
+
+    /// The weekday names of the work-day boxes, Monday first.
+    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    /// Work days (`work_day_1` ... `work_day_7`, ISO weekdays) and what debt is measured
+    /// against (`target_mode`), issue 24.
+    static func personalFields(_ goals: SleepGoals) -> HTML {
+        var boxes: [HTML] = []
+        for (index, name) in weekdayNames.enumerated() {
+            let day = index + 1
+            let checked: HTML = goals.workDays.isoWeekdays.contains(day) ? " checked" : ""
+            boxes.append(
+                "<div class=\"field checkbox\"><input type=\"checkbox\" id=\"settings-work-day-\(day)\" "
+                    + "name=\"work_day_\(day)\" value=\"on\"\(checked)> "
+                    + "<label for=\"settings-work-day-\(day)\">\(name)</label></div>")
+        }
+        let fixed: HTML = goals.target == .fixed ? " checked" : ""
+        let estimated: HTML = goals.target == .estimatedNeed ? " checked" : ""
+        return """
+            <fieldset class="work-days" aria-describedby="settings-work-days-hint"><legend>Work days</legend>
+            \(boxes)
+            <p id="settings-work-days-hint" class="hint">The other days are free days: they decide social jet lag, \
+            your free nights and your chronotype.</p>
+            </fieldset>
+            <fieldset class="target-mode" aria-describedby="settings-target-mode-hint"><legend>Measure debt against</legend>
+            <div class="field checkbox"><input type="radio" id="settings-target-fixed" name="target_mode" value="fixed"\(fixed)> \
+            <label for="settings-target-fixed">My target sleep</label></div>
+            <div class="field checkbox"><input type="radio" id="settings-target-estimated" name="target_mode" \
+            value="estimated_need"\(estimated)> <label for="settings-target-estimated">My estimated need</label></div>
+            <p id="settings-target-mode-hint" class="hint">With your estimated need, each night is measured against \
+            the need found from the nights before it.</p>
+            </fieldset>
+
+            """
+    }
 
     /// A duration as hours and minutes fields (`target_hours`, `target_minutes`).
     static func duration(_ name: String, legend: String, seconds: Int64, hint: String) -> HTML {

@@ -28,7 +28,7 @@ NIGHTS_HEADER = [
     "wake_day", "time_zone", "bedtime_local", "onset_local", "wake_local", "bedtime", "onset", "wake",
     "asleep_seconds", "time_in_bed_seconds", "awake_seconds", "wake_ups", "latency_seconds", "deep_seconds",
     "rem_seconds", "core_seconds", "unspecified_seconds", "efficiency", "has_stage_data", "source",
-    "fragment_count", "set_aside_sources",
+    "fragment_count", "set_aside_sources", "confidence",
 ]
 MOST_BYTES = 100 * 1024
 
@@ -62,6 +62,27 @@ def dashboard_figures(browser):
         "last_night_bedtime": bed[0].text if bed else None,
         "last_night_wake": bed[1].text if len(bed) > 1 else None,
     }
+
+
+def personal_cards(browser, horizon):
+    """The cards of issue 24: the need (a figure and how it was found), the body clock
+    (chronotype or why not; today's pressure chart with it), and the confidence marks."""
+    need = browser.find(".card.need .figure .big").text
+    assert re.fullmatch(r"\d+h( \d+m)?", need), need
+    assert "80 % interval" in browser.find(".card.need").text
+    clock = browser.find(".card.body-clock")
+    chronotype = text_or_none(browser, ".card.body-clock .figure .big")
+    pressure = browser.find_all(".card.body-clock figure.chart-pressure svg")
+    if chronotype:
+        assert re.fullmatch(r"\d{2}:\d{2}", chronotype), chronotype
+        assert len(pressure) == 1, "today's pressure curve is drawn with the chronotype"
+    else:
+        assert "No chronotype yet" in clock.text, clock.text
+        assert not pressure
+    confidence = browser.find(".card.confidence")
+    marks = browser.find_all(".card.confidence .mark")
+    assert marks or "No night of this window" in confidence.text, confidence.text
+    return {"horizon": horizon, "need": need, "chronotype": chronotype, "marks": len(marks)}
 
 
 def charts(browser):
@@ -157,6 +178,7 @@ def dashboard(browser):
         figures["horizon"] = horizon
         report("dashboard", figures)
         seen[horizon] = charts(browser)
+        report("personal", personal_cards(browser, horizon))
         total, parts = browser.page_weight()
         print(f"{horizon} dashboard: {total} bytes {parts}", flush=True)
         assert total < MOST_BYTES, f"the {horizon} dashboard transfers {total} bytes: {parts}"

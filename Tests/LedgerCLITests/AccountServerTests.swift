@@ -105,7 +105,22 @@ struct AccountServerTests {
             #expect(summary.status == 200 && summary.headers["content-type"] == "application/json")
             let (code, printed) = runAdmin(["summary", "anna", "--format", "json"] + arguments, environment: admin)
             #expect(code == .success, "\(printed.errorText)")
-            #expect(Self.canonical(summary.body) == Self.canonical(printed.printed), "\(query)")
+            // The admin's JSON adds `personal` (issue 24), which the API serves at /api/v1/personal.
+            var adminSummary = try Self.jsonObject(printed.printed)
+            let adminPersonal = try #require(adminSummary.removeValue(forKey: "personal") as? [String: Any])
+            let adminText = String(
+                decoding: try JSONSerialization.data(withJSONObject: adminSummary, options: [.sortedKeys]),
+                as: UTF8.self)
+            #expect(Self.canonical(summary.body) == Self.canonical(adminText), "\(query)")
+            let personal = try server.curl("/api/v1/personal" + query, token: token)
+            #expect(personal.status == 200 && personal.headers["content-type"] == "application/json")
+            let apiPersonal = try #require(personal.json["personal"] as? [String: Any])
+            #expect(
+                Self.canonical(String(decoding: try JSONSerialization.data(withJSONObject: apiPersonal), as: UTF8.self))
+                    == Self.canonical(
+                        String(decoding: try JSONSerialization.data(withJSONObject: adminPersonal), as: UTF8.self)),
+                "\(query)")
+            #expect((personal.json["personal"] as? [String: Any])?["need"] != nil)
         }
         let debt = try server.curl("/api/v1/debt?horizon=monthly&as_of=2024-02-29", token: token)
         let (_, printedDebt) = runAdmin(
@@ -243,6 +258,24 @@ struct AccountServerTests {
             (refused.json["error"] as? [String: Any])?["message"] as? String
                 == "target sleep 5h 33m is below the minimum 7h 30m")
         #expect(try server.curl("/api/v1/me", token: token).json["target_seconds"] as? Int == 32_400)
+
+        // Issue 24: work days and the target mode; the summary then says what it measured against.
+        let me = try server.curl("/api/v1/me", token: token).json
+        #expect(me["work_days"] as? [Int] == [1, 2, 3, 4, 5] && me["target_mode"] as? String == "fixed")
+        #expect(after["estimated_need"] == nil)
+        let personal = try server.curl(
+            "/api/v1/me", ["-X", "PATCH", "--data-binary", "{\"work_days\":[6,7],\"target_mode\":\"estimated_need\"}"],
+            token: token)
+        #expect(personal.status == 200, "\(personal.body)")
+        #expect(personal.json["work_days"] as? [Int] == [6, 7])
+        #expect(personal.json["target_mode"] as? String == "estimated_need")
+        let measured = try server.curl("/api/v1/summary?horizon=10y", token: token).json
+        let need = try #require(measured["estimated_need"] as? [String: Any])
+        #expect((measured["goal_band"] as? [String: Any])?["target_seconds"] as? Int == need["need_seconds"] as? Int)
+        for body in ["{\"work_days\":[0]}", "{\"work_days\":[1,1]}", "{\"target_mode\":\"need\"}"] {
+            let bad = try server.curl("/api/v1/me", ["-X", "PATCH", "--data-binary", body], token: token)
+            #expect(bad.status == 400, "\(body)")
+        }
     }
 
     @Test("DELETE /api/v1/me: refused without the handle; with it every row of the user is gone, queued uploads too")

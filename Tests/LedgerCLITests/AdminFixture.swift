@@ -66,20 +66,23 @@ struct AdminFixture: Sendable {
 
         let first = LocalDate(year: 2024, month: 12, day: 1)
         let last = LocalDate(year: 2025, month: 3, day: 16)
-        let annaBuilt = NightBuilder().build(
-            from: SleepStreamGenerator(seed: 42).samples(from: first, through: last),
-            userTimeZoneIdentifier: "Europe/Berlin")
+        let annaSamples = SleepStreamGenerator(seed: 42).samples(from: first, through: last)
+        let annaBuilt = NightBuilder().build(from: annaSamples, userTimeZoneIdentifier: "Europe/Berlin")
         let danConfiguration = SleepStreamConfiguration(
             homeTimeZoneIdentifier: "America/New_York", personName: "Dan", printedUTCOffset: -18000,
             meanSleepHours: 6.4)
-        let danBuilt = NightBuilder().build(
-            from: SleepStreamGenerator(seed: 7, configuration: danConfiguration).samples(from: first, through: last),
-            userTimeZoneIdentifier: "America/New_York")
+        let danSamples = SleepStreamGenerator(seed: 7, configuration: danConfiguration).samples(
+            from: first, through: last)
+        let danBuilt = NightBuilder().build(from: danSamples, userTimeZoneIdentifier: "America/New_York")
 
         let nights = NightStore(connection: connection)
         let summaries = SummaryStore(connection: connection)
-        try nights.replace(userID: anna.id, from: nil, nights: annaBuilt.nights, naps: annaBuilt.naps)
-        try nights.replace(userID: dan.id, from: nil, nights: danBuilt.nights, naps: danBuilt.naps)
+        try nights.replace(
+            userID: anna.id, from: nil, nights: annaBuilt.nights, naps: annaBuilt.naps,
+            confidences: NightConfidence.assess(nights: annaBuilt.nights, samples: annaSamples))
+        try nights.replace(
+            userID: dan.id, from: nil, nights: danBuilt.nights, naps: danBuilt.naps,
+            confidences: NightConfidence.assess(nights: danBuilt.nights, samples: danSamples))
         try summaries.replace(
             userID: anna.id, summaries: SummaryBuilder(nights: annaBuilt.nights).summaries(asOf: asOf),
             computedAt: rollupAt)

@@ -106,8 +106,11 @@ struct AdminFormatTests {
                 && $0.wakeDay <= LocalDate(year: 2025, month: 2, day: 28)
         }
         #expect(rows.count == expected.count + 1)
-        #expect(rows.allSatisfy { $0.count == 22 })
+        // The 22 columns of a night and, last, its confidence (issue 24).
+        #expect(rows.allSatisfy { $0.count == 23 })
         let header = try #require(rows.first)
+        #expect(header.last == "confidence")
+        #expect(rows.dropFirst().allSatisfy { row in Double(row[22]).map { (0...1).contains($0) } ?? false })
         for (row, night) in zip(rows.dropFirst(), expected) {
             #expect(row[0] == night.wakeDay.description)
             #expect(Int64(row[header.firstIndex(of: "asleep_seconds") ?? 0]) == night.asleepSeconds)

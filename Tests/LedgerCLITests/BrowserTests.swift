@@ -74,6 +74,16 @@ struct BrowserTests {
             #expect(actual == expected, "\(horizon)")
         }
 
+        // The need card of every horizon is the admin tool's need (issue 24).
+        let personal = run.reports("personal").compactMap { $0 as? [String: Any] }
+        #expect(personal.count == Horizon.allCases.count, "\(run.output)")
+        for item in personal {
+            let horizon = item["horizon"] as? String ?? ""
+            let summary = try Self.adminSummary("anna", horizon: horizon, server)
+            let need = ((summary["personal"] as? [String: Any])?["need"] as? [String: Any])?["need_seconds"] as? Int
+            #expect(item["need"] as? String == need.map(Self.hoursAndMinutes), "\(horizon)")
+        }
+
         // The CSV the browser's session downloaded is the admin tool's, one row a night.
         let downloaded = try String(contentsOf: run.screenshots.appendingPathComponent("nights.csv"), encoding: .utf8)
         let admin = try Self.admin(

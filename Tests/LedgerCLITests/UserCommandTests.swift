@@ -164,7 +164,17 @@ struct UserCommandTests {
         (code, captured) = runTool(["user", "set", "Åsa-Maria"], environment: environment)
         #expect(code == .usage)
         #expect(
-            captured.errorText.hasPrefix("sleepledger: user set needs --handle, --time-zone, --target or --minimum\n"))
+            captured.errorText.hasPrefix(
+                "sleepledger: user set needs --handle, --time-zone, --target, --minimum, --work-days or --target-mode\n"
+            ))
+        (code, captured) = runTool(
+            ["user", "set", "Åsa-Maria", "--work-days", "sat-sun,mon", "--target-mode", "estimated_need"],
+            environment: environment)
+        #expect(code == .success)
+        (code, captured) = runTool(["user", "set", "Åsa-Maria", "--work-days", "funday"], environment: environment)
+        #expect(code == .usage)
+        (code, captured) = runTool(["user", "set", "Åsa-Maria", "--target-mode", "need"], environment: environment)
+        #expect(code == .usage)
         (code, captured) = runTool(["user", "list", "--format", "csv"], environment: environment)
         #expect(parseCSV(captured.printed).dropFirst().map(\.first) == ["josé", "Åsa-Maria"])
 

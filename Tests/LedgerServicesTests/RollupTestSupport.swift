@@ -82,6 +82,12 @@ struct RollupFixture {
             FROM summaries ORDER BY user_id, horizon
             """
         ).rows.map { "summaries " + (try $0.string(0) ?? "NULL") }
+        lines += try connection.execute(
+            """
+            SELECT row(user_id, as_of, rules_version, need_seconds, need_method, msfsc_seconds, need, chronotype\(computed))::text
+            FROM personal_estimates ORDER BY user_id
+            """
+        ).rows.map { "personal_estimates " + (try $0.string(0) ?? "NULL") }
         return lines
     }
 

@@ -92,7 +92,7 @@ struct RollupTests {
         let anna = try fixture.addUser("anna")
         try fixture.importSamples(Self.days((1, 1), (2, 28)), userID: anna.id, zone: "Europe/Berlin")
         try fixture.runner().run(now: Self.now)
-        let nightsBefore = try fixture.snapshot().filter { !$0.hasPrefix("summaries") }
+        let nightsBefore = try fixture.snapshot().filter { $0.hasPrefix("nights") || $0.hasPrefix("naps") }
         let store = SummaryStore(connection: fixture.connection)
         #expect(try store.summary(userID: anna.id, horizon: .weekly)?.asOf == LocalDate(year: 2024, month: 3, day: 1))
 
@@ -102,7 +102,11 @@ struct RollupTests {
         let nextDay = try fixture.runner().run(now: Self.now + 86_400)
         #expect(nextDay.usersDone == 1)
         #expect(nextDay.samplesRead == 0 && nextDay.nightsWritten == 0)
-        #expect(try fixture.snapshot().filter { !$0.hasPrefix("summaries") } == nightsBefore)
+        #expect(try fixture.snapshot().filter { $0.hasPrefix("nights") || $0.hasPrefix("naps") } == nightsBefore)
+        // The personal estimates move to the new as-of day with the summaries.
+        #expect(
+            try PersonalEstimateStore(connection: fixture.connection).read(userID: anna.id)?.asOf
+                == LocalDate(year: 2024, month: 3, day: 2))
         let weekly = try #require(try store.summary(userID: anna.id, horizon: .weekly))
         #expect(weekly.asOf == LocalDate(year: 2024, month: 3, day: 2))
         #expect(weekly.window.first == LocalDate(year: 2024, month: 2, day: 25))

@@ -125,6 +125,30 @@ struct FormTests {
         }
     }
 
+    @Test("settings: the work days as seven boxes, the person's checked, and the target mode as two radios")
+    func personalSettings() throws {
+        let goals = SleepGoals(workDays: WorkDays(isoWeekdays: [1, 3, 6]), target: .estimatedNeed)
+        let scan = Self.scan(SettingsView.page(handle: "anna", timeZone: "UTC", goals: goals, csrfToken: "t"))
+        let boxes = scan.elements("input").filter { ($0.attributes["name"] ?? "").hasPrefix("work_day_") }
+        #expect(boxes.map { $0.attributes["name"] ?? "" } == (1...7).map { "work_day_\($0)" })
+        #expect(
+            boxes.filter { $0.attributes["checked"] != nil }.map { $0.attributes["name"] ?? "" } == [
+                "work_day_1", "work_day_3", "work_day_6",
+            ])
+        let radios = scan.elements("input").filter { $0.attributes["name"] == "target_mode" }
+        #expect(radios.map { $0.attributes["value"] ?? "" } == ["fixed", "estimated_need"])
+        #expect(
+            radios.filter { $0.attributes["checked"] != nil }.map { $0.attributes["value"] ?? "" } == ["estimated_need"]
+        )
+        let defaults = Self.scan(
+            SettingsView.page(handle: "anna", timeZone: "UTC", goals: SleepGoals(), csrfToken: "t"))
+        #expect(
+            defaults.elements("input").filter {
+                $0.attributes["name"] == "target_mode" && $0.attributes["checked"] != nil
+            }
+            .map { $0.attributes["value"] ?? "" } == ["fixed"])
+    }
+
     @Test(
         "settings: every known zone with the person's selected, goals as hours and minutes, password and delete forms")
     func settings() throws {

@@ -13,9 +13,9 @@ struct NightsDownloadTests {
     func download() throws {
         var nights = WebFixtures.windowNights(WebFixtures.rich(.weekly))
         #expect(!nights.isEmpty)
-        #expect(NightsView.csv(nights) == NightsCSV.nights(nights).rendered)
+        #expect(NightsView.csv(nights) == NightsCSV.nights(nights, confidences: [:]).rendered)
         nights[0] = WebFixtures.hostileNight(nights[0])
-        #expect(NightsView.csv(nights) == NightsCSV.nights(nights).rendered)
+        #expect(NightsView.csv(nights) == NightsCSV.nights(nights, confidences: [:]).rendered)
         #expect(NightsView.csv(nights).hasPrefix("wake_day,time_zone,"))
         #expect(NightsView.csvContentType == "text/csv; charset=utf-8")
         #expect(

@@ -58,20 +58,38 @@ enum AccountAPI {
             var timeZone: String?
             var targetSeconds: Int64?
             var minimumSeconds: Int64?
+            var workDays: [Int]?
+            var targetMode: String?
 
             enum CodingKeys: String, CodingKey {
                 case timeZone = "time_zone"
                 case targetSeconds = "target_seconds"
                 case minimumSeconds = "minimum_seconds"
+                case workDays = "work_days"
+                case targetMode = "target_mode"
             }
         }
-        let fields = ["time_zone", "target_seconds", "minimum_seconds"]
+        let fields = ["time_zone", "target_seconds", "minimum_seconds", "work_days", "target_mode"]
         let change = try JSONBody.decode(Change.self, from: body, fields: fields)
-        guard change.timeZone != nil || change.targetSeconds != nil || change.minimumSeconds != nil else {
+        guard
+            change.timeZone != nil || change.targetSeconds != nil || change.minimumSeconds != nil
+                || change.workDays != nil || change.targetMode != nil
+        else {
             throw JSONBody.Refusal("send at least one of \(fields.joined(separator: ", "))")
+        }
+        if let days = change.workDays, days.contains(where: { !(1...7).contains($0) }) || Set(days).count != days.count
+        {
+            throw JSONBody.Refusal("work_days lists ISO weekdays 1 (Monday) to 7 (Sunday), each once")
+        }
+        let target = try change.targetMode.map { name in
+            guard let mode = SleepTarget(rawValue: name) else {
+                throw JSONBody.Refusal("target_mode is fixed or estimated_need")
+            }
+            return mode
         }
         let changed = try account.changeSettings(
             timeZone: change.timeZone, targetSeconds: change.targetSeconds, minimumSeconds: change.minimumSeconds,
+            workDays: change.workDays.map { WorkDays(isoWeekdays: $0) }, target: target,
             rollingUpWith: server.database, now: server.now())
         return .json(try document(changed, context))
     }

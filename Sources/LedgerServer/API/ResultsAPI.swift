@@ -21,7 +21,32 @@ enum ResultsAPI {
         },
         Route("GET", "/api/v1/charts/debt.svg", access: .token(.full)) { context in .respond(try chart(.debt, context))
         },
+        Route("GET", "/api/v1/personal", access: .token(.full)) { context in .respond(try personal(context)) },
     ]
+
+    /// `GET /api/v1/personal?horizon=&as_of=`: the need estimate, chronotype, the
+    /// confidence of the horizon's nights and today's sleep-pressure curve (issue 24).
+    static func personal(_ context: RequestContext) throws -> HTTPResponse {
+        struct Document: Encodable {
+            var handle: String
+            var window: WakeDayRange
+            var personal: PersonalResults
+            var pressure: SleepPressureCurve?
+            var pressureAbsentReason: String?
+
+            enum CodingKeys: String, CodingKey {
+                case handle, window, personal, pressure
+                case pressureAbsentReason = "pressure_absent_reason"
+            }
+        }
+        let (horizon, asOf) = try horizonAndDay(context)
+        let view = try context.account().personal(horizon: horizon, asOf: asOf, now: context.server.now())
+        return .json(
+            Document(
+                handle: view.user.handle, window: view.window, personal: view.results, pressure: view.pressure,
+                pressureAbsentReason: view.pressure == nil
+                    ? "no chronotype: " + (view.results.chronotype.undefinedReason ?? "") : nil))
+    }
 
     /// `GET /api/v1/summary`; the hot path checks a token and reads the stored summary in
     /// one round trip.

@@ -12,13 +12,21 @@ enum DashboardPage {
             let account = try service.account()
             let view = try service.summary(horizon: horizon, asOf: nil, includingWindowNights: true)
             let content: DashboardView.Content
+            var personal: PersonalCards?
             switch view.lookup {
-            case .found(let summary): content = .summary(summary, windowNights: view.windowNights)
+            case .found(let summary):
+                content = .summary(summary, windowNights: view.windowNights)
+                let results = try service.personal(horizon: horizon, asOf: summary.asOf, now: context.server.now())
+                personal = PersonalCards(
+                    need: results.results.need, chronotype: results.results.chronotype,
+                    confidence: results.results.confidence, nightConfidence: results.results.nightConfidence,
+                    pressure: results.pressure, target: account.user.goals.target)
             case .absent(let absence): content = .absent(DashboardAbsence(absence))
             }
             let page = DashboardView.page(
                 handle: account.user.handle, horizon: horizon, content: content,
-                isRollupPending: account.isRollupPending, storedAt: account.lastRollupAt, notice: notice)
+                isRollupPending: account.isRollupPending, storedAt: account.lastRollupAt, notice: notice,
+                personal: personal)
             return .respond(PageRendering.personal(page, try context.requireVisitor(), handle: account.user.handle))
         }
     ]

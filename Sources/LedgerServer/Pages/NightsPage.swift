@@ -34,7 +34,7 @@ enum NightsPage {
                         .init("Content-Disposition", "attachment; filename=\"\(name)\""),
                         .init("Cache-Control", "no-store"),
                     ] + HTTPResponse.pageSecurityHeaders,
-                    body: Array(NightsView.csv(range.nights).utf8)))
+                    body: Array(NightsView.csv(range.nights, confidences: range.confidences).utf8)))
         },
     ]
 }

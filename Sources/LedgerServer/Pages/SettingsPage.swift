@@ -1,5 +1,6 @@
 import LedgerServices
 import LedgerStore
+import SleepCore
 import WebPages
 
 /// `GET /settings`: time zone, goals, password, where the person is signed in and their
@@ -64,8 +65,13 @@ enum SettingsPage {
         let zone = form["time_zone"].flatMap { $0.isEmpty ? nil : $0 }
         let account: UserService.Account
         do {
+            // The work-day boxes and the target mode came with the form when it has them.
+            let hasPersonalFields = form["target_mode"] != nil
+            let workDays = WorkDays(isoWeekdays: (1...7).filter { form["work_day_\($0)"] == "on" })
             account = try context.account().changeSettings(
                 timeZone: zone, targetSeconds: target, minimumSeconds: minimum,
+                workDays: hasPersonalFields ? workDays : nil,
+                target: form["target_mode"].flatMap(SleepTarget.init(rawValue:)),
                 rollingUpWith: context.server.database, now: context.server.now())
         } catch {
             guard error.kind == .invalidInput else { throw error }

@@ -30,6 +30,13 @@
         target_seconds: seconds('target'),
         minimum_seconds: seconds('minimum')
       };
+      if (settings.elements.work_day_1) {
+        body.work_days = [1, 2, 3, 4, 5, 6, 7].filter(function (day) {
+          return settings.elements['work_day_' + day].checked;
+        });
+        var mode = settings.querySelector('input[name="target_mode"]:checked');
+        if (mode) { body.target_mode = mode.value; }
+      }
       var button = settings.querySelector('button[type="submit"]');
       button.disabled = true;
       status.textContent = 'Saving…';
