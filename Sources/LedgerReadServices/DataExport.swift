@@ -87,10 +87,15 @@ public struct DataExport {
 
             // Nights and naps a year of wake days at a time (at most 366 rows held).
             let nightStore = NightStore(connection: session.connection)
+            // With each night's confidence, as the other nights downloads have it.
             let nights = try Self.inPieces(
-                zip, "nights.csv", header: NightsCSV.nightHeader,
+                zip, "nights.csv", header: NightsCSV.nightHeader + ["confidence"],
                 first: { try nightStore.firstWakeDay(userID: userID, after: $0, through: nil) },
-                read: { try nightStore.nights(userID: userID, from: $0, through: $1) }, render: NightsCSV.nights)
+                read: { first, last in
+                    let confidences = try nightStore.confidences(userID: userID, from: first, through: last)
+                    return try nightStore.nights(userID: userID, from: first, through: last).map { ($0, confidences) }
+                },
+                render: { pieces in NightsCSV.nights(pieces.map(\.0), confidences: pieces.first?.1 ?? [:]) })
             let naps = try Self.inPieces(
                 zip, "naps.csv", header: NightsCSV.napHeader,
                 first: { try nightStore.firstNapWakeDay(userID: userID, after: $0) },
