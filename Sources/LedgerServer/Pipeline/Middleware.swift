@@ -1,3 +1,5 @@
+import LedgerServices
+
 /// A step every request of a route passes before (and, through the plan it returns,
 /// after) its handler: it may answer itself, change the context, or change the answer.
 protocol Middleware: Sendable {
@@ -6,12 +8,13 @@ protocol Middleware: Sendable {
 }
 
 /// The server's middleware, outermost first: personal answers kept out of caches, errors
-/// rendered for their audience, new work turned away while the server stops, the caller
-/// authenticated, and CSRF checked for callers signed in by cookie.
+/// rendered for their audience, a read that lost the database tried once more, new work
+/// turned away while the server stops, the caller authenticated, and CSRF checked for
+/// callers signed in by cookie.
 enum MiddlewareChain {
     /// The chain every route passes.
     static let standard: [any Middleware] = [
-        PersonalAnswers(), ErrorRendering(), StopGate(), Authentication(), CSRFProtection(),
+        PersonalAnswers(), ErrorRendering(), ReadRetry(), StopGate(), Authentication(), CSRFProtection(),
     ]
 
     /// `context` through `chain`, then its route's handler.
@@ -29,5 +32,23 @@ struct StopGate: Middleware {
     func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
         guard context.route.isNewWork, context.server.isStopping() else { return try next(context) }
         return .respond(ServerRoutes.stopping)
+    }
+}
+
+/// A `GET` or `HEAD` (a read: idempotent) whose database was lost (a failover: the pool
+/// has dropped the sessions to the old server) runs once more from its authentication on,
+/// on a session connected again (``LedgerServices/SessionPool``); a second loss is
+/// answered 503 with `Retry-After` by the error rendering. Other methods are not retried.
+struct ReadRetry: Middleware {
+    func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
+        do {
+            return try next(context)
+        } catch
+            where (context.request.method == "GET" || context.request.method == "HEAD")
+            && SessionPool.isLost(error)
+        {
+            try context.server.pool.connectAgain(after: error)
+            return try next(context)
+        }
     }
 }
