@@ -304,14 +304,15 @@ for name, start, end in windows:
     for group, kinds in (("writes", ("upload", "push")), ("reads", ("read",))):
         rows = [(float(b), float(e), int(s)) for b, e, k, s in requests if k in kinds and start <= float(b) < end]
         bad = [r for r in rows if failed(r[2])]
+        slowest = max([e - b for b, e, s in rows if not failed(s)] or [0])
         if not bad:
-            print(f"{name} {group} 0.0 0")
+            print(f"{name} {group} 0.0 0 {slowest:.1f}")
             continue
         first, last = min(r[0] for r in bad), max(r[1] for r in bad)
         before = [r[1] for r in rows if not failed(r[2]) and r[1] <= first]
         after = [r[1] for r in rows if not failed(r[2]) and r[0] >= last]
         gap = (min(after) if after else end) - (max(before) if before else start)
-        print(f"{name} {group} {gap:.1f} {len(bad)}")
+        print(f"{name} {group} {gap:.1f} {len(bad)} {slowest:.1f}")
 PY
 
 echo "ha-test: results"
@@ -323,10 +324,9 @@ echo "  uploads and pushes accepted (202): $accepted (exports $uploads_accepted;
   "jobs $jobs, done $done_jobs (at the first attempt $first_attempt), distinct imports $job_imports," \
   "succeeded imports $imports; spool files $spool"
 awk '{ printf "  requests %-7s %s\n", $3, $4 }' "$work/requests.txt" | sort | uniq -c | sed 's/^ */  /'
-while read -r name group gap count; do
-  echo "  gap after $name, $group: $gap s ($count answers 5xx or no answer)"
+while read -r name group gap count slowest; do
+  echo "  after $name, $group: 5xx gap $gap s ($count answers 5xx or none), slowest success $slowest s"
 done < "$work/gaps.txt"
-lag="$(curl -fsS "http://127.0.0.1:$metrics_port/metrics" 2>/dev/null | grep '^sleepledger_database_' || true)"
 check "every accepted upload imported exactly once" \
   '[ "$accepted" -eq "$jobs" ] && [ "$jobs" -eq "$done_jobs" ] && [ "$jobs" -eq "$job_imports" ] && [ "$jobs" -eq "$imports" ]'
 check "the spool folder ends empty" '[ "$spool" -eq 0 ]'
@@ -334,7 +334,7 @@ check "every 503 came with Retry-After" '! awk "\$4 == 599" "$work/requests.txt"
 check "no acknowledged write lost (samples equal a clean server's)" 'diff -q "$work/ha-samples.txt" "$work/clean-samples.txt" >/dev/null'
 check "the nightly rollup equals a clean server's (nights)" 'diff -q "$work/ha-nights.txt" "$work/clean-nights.txt" >/dev/null'
 check "the nightly rollup equals a clean server's (summaries)" 'diff -q "$work/ha-summaries.txt" "$work/clean-summaries.txt" >/dev/null && [ -s "$work/ha-summaries.txt" ]'
-check "the nightly rollup ran without failures" '! grep -q "failed" "$work/rollup.log"'
+check "the nightly rollup ran without failures" '! grep -Eq "rollup failed|[1-9][0-9]* failed" "$work/rollup.log"'
 check "writes stopped under 10 s after each switchover" \
   'awk '"'"'$1 ~ /switch/ && $2 == "writes" && $3 >= 10 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
 check "writes stopped under 90 s after the kill" \

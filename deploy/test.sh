@@ -51,3 +51,8 @@ swift test --skip-build "$@" 2>&1 | grep -v '^◇ Test case '
 # Then the hostile suite (docs/reliability.md, "The hostile suite"): attacks on a real server
 # of the debug build, on a private cluster of its own; at most 10 minutes.
 SLEEPLEDGER_BIN=.build/debug deploy/abuse-test.sh
+
+# Then the failover test (docs/reliability.md, "Failover"): a pg_auto_failover formation on
+# loopback, the server and a worker through its multi-host URL, switchovers and a killed
+# primary under load; at most 6 minutes.
+SLEEPLEDGER_BIN=.build/debug deploy/ha-test.sh

@@ -88,6 +88,8 @@ paf_run() {
   setsid bash -c "$(declare -f as_service); paf='$paf' paf_bin='$paf_bin' paf_service_user='$paf_service_user'
     as_service pg_autoctl run --pgdata '$paf/$name'" >> "$paf/$name.run.log" 2>&1 &
   echo $! > "$paf/$name.keeper"
+  # Killed on purpose later (paf_kill): no job report from this shell.
+  disown $!
   [[ " ${paf_names[*]} " == *" $name "* ]] || paf_names+=("$name")
 }
 
