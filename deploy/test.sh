@@ -52,7 +52,9 @@ swift test --skip-build "$@" 2>&1 | grep -v '^◇ Test case '
 # of the debug build, on a private cluster of its own; at most 10 minutes.
 SLEEPLEDGER_BIN=.build/debug deploy/abuse-test.sh
 
-# Then the failover test (docs/reliability.md, "Failover"): a pg_auto_failover formation on
-# loopback, the server and a worker through its multi-host URL, switchovers and a killed
-# primary under load; at most 6 minutes.
+# Then the failover and replica tests (docs/reliability.md, "Failover" and "Reads from a
+# replica"): a pg_auto_failover formation on loopback, the server and a worker through its
+# multi-host URL, switchovers and a killed primary under load (at most 6 minutes); a
+# streaming replica serving reads with read-your-writes (at most 2 minutes).
 SLEEPLEDGER_BIN=.build/debug deploy/ha-test.sh
+SLEEPLEDGER_BIN=.build/debug deploy/replica-test.sh

@@ -181,7 +181,7 @@ public final class ImportWorkers: @unchecked Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            try sessions.withRetriedSession { session in
+            _ = try sessions.withRetriedSession { session in
                 try RollupService(database: database, settings: RollupSettings(userID: run.job.userID)).rollUp(
                     userID: run.job.userID, on: session, now: Int64(Date().timeIntervalSince1970))
             }

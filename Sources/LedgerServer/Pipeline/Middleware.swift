@@ -9,12 +9,13 @@ protocol Middleware: Sendable {
 
 /// The server's middleware, outermost first: personal answers kept out of caches, errors
 /// rendered for their audience, a read that lost the database tried once more, new work
-/// turned away while the server stops, the caller authenticated, and CSRF checked for
-/// callers signed in by cookie.
+/// turned away while the server stops, the caller authenticated, CSRF checked for callers
+/// signed in by cookie, and a person's reads sent to the replica when there is one.
 enum MiddlewareChain {
     /// The chain every route passes.
     static let standard: [any Middleware] = [
         PersonalAnswers(), ErrorRendering(), ReadRetry(), StopGate(), Authentication(), CSRFProtection(),
+        ReplicaRouting(),
     ]
 
     /// `context` through `chain`, then its route's handler.
@@ -49,6 +50,30 @@ struct ReadRetry: Middleware {
         {
             try context.server.pool.connectAgain(after: error)
             return try next(context)
+        }
+    }
+}
+
+/// With a replica (`SLEEPLEDGER_READ_DATABASE_URL`): a route that reads from one
+/// (``Route/readsFromReplica``) reads there once the replica has replayed what its caller
+/// last saw on the primary, waiting at most 200 ms, else on the primary
+/// (``LedgerServices/ReplicaReads/isCaughtUp(userID:)``); after any other request of a
+/// caller, the primary's WAL position is recorded as theirs. Without a replica, nothing.
+struct ReplicaRouting: Middleware {
+    func handle(_ context: RequestContext, next: (RequestContext) throws -> RequestPlan) throws -> RequestPlan {
+        guard let replica = context.server.replica, let userID = context.caller?.userID else {
+            return try next(context)
+        }
+        if context.route.readsFromReplica {
+            guard replica.isCaughtUp(userID: userID) else { return try next(context) }
+            var onReplica = context
+            onReplica.sessions = replica.sessions
+            return try next(onReplica)
+        }
+        let primary = context.server.pool
+        return try next(context).mapAnswer { response in
+            replica.recordPrimaryPosition(userID: userID, primary: primary)
+            return response
         }
     }
 }
