@@ -214,8 +214,8 @@ load_pid=$!
 event() { echo "$(date +%s.%N | cut -c1-14) $1" >> "$work/events.txt"; echo "  $(date -u +%T) $1"; }
 sleep 20
 event "switchover"
-paf_switchover || { paf_state; echo "the switchover failed" >&2; exit 1; }
-paf_wait node2 primary 60 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchover" >&2; exit 1; }
+paf_switchover
+paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchover" >&2; exit 1; }
 event "switchover-done"
 sleep 15
 event "kill"
@@ -230,8 +230,8 @@ event "node2-secondary"
 paf_state
 sleep 5
 event "switchback"
-paf_switchover || { paf_state; echo "the second switchover failed" >&2; exit 1; }
-paf_wait node2 primary 60 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchback" >&2; exit 1; }
+paf_switchover
+paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchback" >&2; exit 1; }
 event "switchback-done"
 sleep 10
 touch "$work/stop"

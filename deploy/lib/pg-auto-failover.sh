@@ -118,8 +118,23 @@ sys.exit(0 if nodes and nodes[0]["current_group_state"] == state == nodes[0]["as
   return 1
 }
 
+# paf_switchover: starts `pg_autoctl perform switchover` (its own wait for the new primary
+# can fail on a notification it misreads: wait with paf_wait instead); 8 s later, the
+# processes the old primary still has go to switchover-processes.log, for a slow demotion.
 paf_switchover() {
-  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default >> "$paf/switchover.log" 2>&1
+  local primary
+  primary="$(as_service pg_autoctl show state --pgdata "$paf/monitor" --json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(n["nodename"] for n in json.load(sys.stdin) if n["current_group_state"] == "primary"))')"
+  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default --group 0 --wait 0 \
+    >> "$paf/switchover.log" 2>&1 || true
+  (
+    sleep 8
+    local postmaster
+    postmaster="$(head -1 "$paf/$primary/postmaster.pid" 2>/dev/null || true)"
+    [ -z "$postmaster" ] || { date -u +%T; ps -o pid,stat,wchan:32,etime,args --ppid "$postmaster"; } \
+      >> "$paf/switchover-processes.log" 2>&1
+  ) &
 }
 
 paf_formation_uri() {
