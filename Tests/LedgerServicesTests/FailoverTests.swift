@@ -3,6 +3,7 @@ import LedgerServices
 import LedgerStore
 import LedgerTestSupport
 import PostgresClient
+import Synchronization
 import Testing
 
 /// Issue 23, items 1 and 2: libpq's multi-host connection strings wherever SleepLedger takes
@@ -243,5 +244,36 @@ struct FailoverTests {
         #expect(again.state == .done)
         let imports = try fixture.session.connection.execute("SELECT count(*) FROM imports").first?.int(0)
         #expect(imports == 1)
+    }
+
+    @Test("a rollup whose connection is ended before its commit connects again and does that user once more")
+    func rollupAfterLostConnection() throws {
+        let fixture = try RollupFixture()
+        defer { fixture.connection.close() }
+        let anna = try fixture.addUser("anna")
+        try fixture.importSamples(RollupTests.days((1, 1), (1, 31)), userID: anna.id, zone: "Europe/Berlin")
+        let conninfo = fixture.conninfo
+        let commits = Mutex(0)
+        let report = try fixture.runner(beforeCommit: { _ in
+            guard
+                commits.withLock({ count in
+                    count += 1
+                    return count
+                }) == 1
+            else { return }
+            // The database goes away under the rollup's connection (as the primary does in a failover).
+            let other = try Connection(conninfo: conninfo)
+            defer { other.close() }
+            try other.execute(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+                    AND query NOT LIKE '%pg_terminate_backend%' AND state <> 'idle'
+                """)
+        }).run(now: RollupTests.now)
+        #expect(commits.withLock { $0 } == 2)
+        #expect(report.usersDone == 1)
+        #expect(report.usersFailed == 0)
+        #expect(try fixture.state(anna.id).date("dirty_from") == nil)
     }
 }
