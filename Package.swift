@@ -46,11 +46,14 @@ let package = Package(
         // the handle keys).
         .target(name: "LedgerStore", dependencies: ["PostgresClient", "SleepCore", "CICU"]),
         // The services' basics (where the database is, sessions, ServiceError) and the read-only
-        // use cases: users, summaries, nights, debt, the imports list, the users overview. No
-        // importer, no password hashing, no server: all the admin tool links.
+        // use cases: users, summaries, nights, debt, the imports list, the users overview, a
+        // person's data export (a zip written with libarchive). No importer, no password
+        // hashing, no server: all the admin tool links.
         .target(
             name: "LedgerReadServices",
-            dependencies: ["LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports"]),
+            dependencies: [
+                "LedgerStore", "PostgresClient", "EmbeddedPostgres", "SleepCore", "SleepReports", "CArchive",
+            ]),
         // The use cases every front end calls: import, rollup, users, summaries, tokens, passwords.
         .target(
             name: "LedgerServices",
@@ -92,9 +95,11 @@ let package = Package(
             name: "AdminCLI",
             dependencies: ["CLICommon", "LedgerReadServices", "LedgerStore", "SleepCore", "SleepReports"]),
 
-        // Test support: a throwaway PostgreSQL cluster and fresh databases for tests.
+        // Test support: a throwaway PostgreSQL cluster and fresh databases for tests, and a zip
+        // reader (libarchive) for checking what an export holds.
         .target(
-            name: "LedgerTestSupport", dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore", "SleepCore"]),
+            name: "LedgerTestSupport",
+            dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerStore", "SleepCore", "CArchive"]),
         // Writes realistic export.xml / export.zip / CSV files from samples, for tests and benchmarks.
         .target(name: "ExportFixtures", dependencies: ["SleepCore", "SleepFixtures", "CArchive"]),
 

@@ -9,11 +9,12 @@
 #            is timed separately (until /api/v1/me shows a new last_rollup_at).
 #   summary  GET /api/v1/summary for 1,000 users (admin-benchmark-data: a year of nights
 #            each) under wrk with 16 connections and a random user's token per request
-#            (after 5 s not counted), against pgbench with 16 clients running the
-#            transaction the server runs for it (the token's credentials, the setting that
-#            names its owner, the user's row and the stored summary) as the server's role,
-#            statement by statement and pipelined (in one round trip, as the server sends it); and the HTTP floor, a 404 that
-#            needs no database, under the same wrk load. Rounds interleave the four.
+#            (after 5 s not counted), against pgbench with 16 clients sending what the
+#            server sends for it once it knows the token's owner (a transaction with SET
+#            LOCAL naming the owner, the token checked as that owner, the user's row and the
+#            stored summary) as the server's role, statement by statement and pipelined (in
+#            one round trip, as the server sends it); and the HTTP floor, a 404 that needs
+#            no database, under the same wrk load. Rounds interleave the four.
 #   hae      POST /api/v1/ingest/health-auto-export of distinct 5 MB payloads from 8
 #            "phones" at once (curl), latency per request (p50, p99, max), against the same
 #            requests to GET /healthz in the same run.
@@ -173,6 +174,7 @@ CREATE TEMPORARY TABLE bench_tokens (handle text, id bigint, secret_sha256 bytea
 \copy bench_tokens FROM '$work/tokens.csv' WITH (FORMAT csv)
 INSERT INTO api_tokens (user_id, id, name, scope, secret_sha256)
 SELECT u.id, t.id, 'bench', 'full', t.secret_sha256 FROM bench_tokens t JOIN users u ON u.handle = t.handle;
+INSERT INTO api_token_owners (token_id, user_id) SELECT id, user_id FROM api_tokens WHERE name = 'bench';
 SQL
 }
 
@@ -183,31 +185,37 @@ part_summary() {
   local users=1000
   echo "## summary: GET /api/v1/summary for $users users, 16 connections, $runs rounds of ${duration} s each"
   summary_load
-  local low high
-  low="$(psql -tA "$conninfo" -c "SELECT min(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
-  high="$(psql -tA "$conninfo" -c "SELECT max(id) FROM users WHERE handle ~ '^user[0-9]{4}$'")"
-  # The transaction the server runs for it (AccountService.storedSummaryText(session:token:...)
-  # as sleepledger_server, LedgerSession.readAsTokenOwner): read-only; the token's
-  # credentials; the setting that names the token's owner when the presented secret's
-  # hash matches; the user's row and the stored summary's text with its flag, both for the
-  # user the setting names. The server hashes the presented secret itself; pgbench has
-  # PostgreSQL hash it (sha256 of the secret, itself sha256 of "bench-<id>": a few
-  # microseconds more for pgbench).
-  local transaction
-  transaction="$(cat <<'SQL'
+  # The transaction the server sends for it (AccountService.storedSummaryText(session:token:...)
+  # as sleepledger_server, LedgerSession.readAsTokenOwner) once its session knows the
+  # token's owner, as it does from a phone's second request on: read-only; SET LOCAL naming
+  # the owner (a literal: SET takes no parameters); the token checked as that owner
+  # (sleepledger_own_token, which ends the transaction for a wrong secret); the user's row
+  # and the stored summary's text with its flag, both for the user the setting names. The
+  # server hashes the presented secret itself; pgbench has PostgreSQL hash it (sha256 of the
+  # secret, itself sha256 of "bench-<id>": a few microseconds more for pgbench). pgbench
+  # binds its variables as parameters in prepared mode, so it cannot write an id into SET:
+  # it draws from 100 of the users instead, one script each with the owner's id written in
+  # as the server writes it (pgbench takes at most 128 scripts; wrk draws from all 1,000).
+  local ids id scripts=() piped_scripts=()
+  ids="$(psql -tA "$conninfo" -c "SELECT id FROM users WHERE handle ~ '^user[0-9]{4}$' ORDER BY id LIMIT 100")"
+  for id in $ids; do
+    local transaction
+    transaction="$(cat <<SQL
 BEGIN READ ONLY;
-SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_token_credentials(:tid);
-SELECT set_config('sleepledger.user_id', coalesce((SELECT c.user_id::text FROM sleepledger_token_credentials(:tid) c WHERE c.secret_sha256 = sha256(sha256(convert_to('bench-' || :uid, 'UTF8'))) LIMIT 1), ''), true);
+SET LOCAL sleepledger.user_id = '$id';
+SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_own_token($id, $((id + 1099511627776)), sha256(sha256(convert_to('bench-$id', 'UTF8'))));
 SELECT id, handle, time_zone, target_seconds, minimum_seconds, created_at FROM users WHERE id = nullif(current_setting('sleepledger.user_id', true), '')::bigint;
 SELECT summary, tracked_nights > 0 OR last_night_wake_day IS NOT NULL OR summary ? 'rolling_debt' FROM summaries WHERE user_id = nullif(current_setting('sleepledger.user_id', true), '')::bigint AND horizon = 'weekly';
 COMMIT;
 SQL
 )"
-  # pgbench sends it statement by statement (as the server did before it pipelined), and
-  # in one round trip as the server sends it now (libpq's pipeline mode).
-  local pick='\\set uid random(:low, :high)\n\\set tid :uid + 1099511627776\n'
-  printf "$pick"'%s\n' "$transaction" > "$work/summary.sql"
-  printf "$pick"'\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined.sql"
+    # pgbench sends the transaction statement by statement (as the server did before it
+    # pipelined), and in one round trip as the server sends it now (libpq's pipeline mode).
+    printf '%s\n' "$transaction" > "$work/summary-$id.sql"
+    printf '\\startpipeline\n%s\n\\endpipeline\n' "$transaction" > "$work/summary-pipelined-$id.sql"
+    scripts+=(-f "$work/summary-$id.sql")
+    piped_scripts+=(-f "$work/summary-pipelined-$id.sql")
+  done
   : > "$work/summary-rounds.txt"
   printf '%5s %10s %8s %8s %10s %8s %8s %10s %10s %7s %7s\n' round "summary/s" p50 p99 "floor/s" p50 p99 \
     pgbench pipelined ratio ratio_p
@@ -222,10 +230,10 @@ SQL
     wrk -t 2 -c 16 -d "${duration}s" --latency "http://127.0.0.1:$port/api/v1/none" > "$work/floor.txt"
     stop_server
     grep -q 'Non-2xx' "$work/wrk.txt" && { echo "GET /api/v1/summary answered other than 200:" >&2; cat "$work/wrk.txt" >&2; exit 1; }
-    for script in summary summary-pipelined; do
-      "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" -D low="$low" -D high="$high" -f "$work/$script.sql" \
-        "$server_conninfo" > "$work/$script.txt" 2>&1 || { cat "$work/$script.txt" >&2; exit 1; }
-    done
+    "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" "${scripts[@]}" \
+      "$server_conninfo" > "$work/summary.txt" 2>&1 || { cat "$work/summary.txt" >&2; exit 1; }
+    "$pgbin/pgbench" -n -M prepared -c 16 -j 2 -T "$duration" "${piped_scripts[@]}" \
+      "$server_conninfo" > "$work/summary-pipelined.txt" 2>&1 || { cat "$work/summary-pipelined.txt" >&2; exit 1; }
     local rate floor pg piped
     rate="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
     floor="$(awk '/Requests\/sec/ { print $2 }' "$work/floor.txt")"

@@ -37,6 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Every operator's script parses (deploy/citus/distribute.sh, which needs Citus to do its
+# work, also runs with --print in CitusReadinessTests).
+for script in deploy/*.sh deploy/*/*.sh; do bash -n "$script"; done
+
 .build/debug/sleepledger db start
 SLEEPLEDGER_TEST_DATABASE_URL="$(.build/debug/sleepledger db url)"
 export SLEEPLEDGER_TEST_DATABASE_URL

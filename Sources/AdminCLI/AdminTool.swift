@@ -20,6 +20,7 @@ public enum AdminTool {
           nights HANDLE [--from D] [--to D] [--naps]   Every stored night
           chart HANDLE --kind debt|duration [--horizon H] --output FILE.svg   An SVG chart
           imports HANDLE                        Import history with counts and diagnostics
+          export HANDLE --output FILE.zip       All the user's data as one zip (mode 0600)
         Options:
           --format text|json|csv   Output format (csv for tables)
           --help                   Show help (also after any command)
@@ -55,6 +56,7 @@ public enum AdminTool {
         case "nights": try run(AdminNightsCommand.self)
         case "chart": try run(AdminChartCommand.self)
         case "imports": try run(AdminImportsCommand.self)
+        case "export": try run(AdminExportCommand.self)
         default: throw CLIError.usage("unknown command '\(command)'", help: usage)
         }
     }

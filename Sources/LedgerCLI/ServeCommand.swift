@@ -54,6 +54,8 @@ enum ServeCommand {
           --sign-in-lockout SECONDS How long refused sign-ins stay refused (default 900)
           --password-hashes N       Password hashes (sign-ins) computed at once, 64 MiB
                                     each (default 2)
+          --exports N               Data exports (GET /api/v1/me/export) written at once,
+                                    each holding a database session (default 2)
         \(JobCPUOption.usageLines)
 
         These options can also come from the environment: SLEEPLEDGER_LISTEN,
@@ -69,7 +71,7 @@ enum ServeCommand {
         "listen", "public-url", "trusted-proxy", "spool", "workers", "max-upload", "min-free", "max-pending",
         "max-connections", "max-per-client", "idle-timeout", "stop-deadline", "tls-cert", "tls-key", "metrics-listen",
         "sign-in-limits", "sign-in-lockout", "password-hashes", "head-timeout", "min-body-rate", "body-rate-window",
-        "max-anonymous", "db-sessions", "hsts-max-age", JobCPUOption.name,
+        "max-anonymous", "db-sessions", "hsts-max-age", "exports", JobCPUOption.name,
     ]
 
     static func run(_ words: [String], environment: [String: String], console: Console) throws {
@@ -163,6 +165,7 @@ enum ServeCommand {
             ("body-rate-window", \.bodyRateWindowSeconds), ("max-anonymous", \.maximumAnonymousRequests),
             ("db-sessions", \.databaseSessions), ("hsts-max-age", \.hstsMaxAgeSeconds),
             ("stop-deadline", \.stopDeadlineSeconds), ("password-hashes", \.maximumConcurrentPasswordHashes),
+            ("exports", \.maximumConcurrentExports),
         ]
     }
 

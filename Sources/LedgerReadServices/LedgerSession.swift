@@ -37,30 +37,45 @@ public final class LedgerSession {
     /// fit to be handed to the next request.
     public var isReusable: Bool { connection.isOpen && !connection.isInTransaction }
 
-    /// Runs `body` inside one read-only transaction, so every read in it sees one
-    /// snapshot and nothing can be written. What `body` throws is rethrown as it is;
-    /// a failure to begin or end the transaction is a ``ServiceError``.
+    /// Runs `body` inside one read-only transaction at `REPEATABLE READ`, so every read in
+    /// it sees one snapshot and nothing can be written. What `body` throws is rethrown as
+    /// it is; a failure to begin or end the transaction is a ``ServiceError``.
     public func readOnly<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try connection.readOnlyTransaction { _ in try body() }
+            return try connection.snapshotTransaction { _ in try body() }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }
     }
 
     /// Runs `body` inside one transaction in which row-level security shows the server's
-    /// role only the rows of user `userID` (`set_config('sleepledger.user_id', id, true)`:
+    /// role only the rows of user `userID` (`SET LOCAL sleepledger.user_id = '42'`:
     /// the setting ends with the transaction); `BEGIN READ ONLY` on a read-only session.
     /// What `body` throws rolls the transaction back and is rethrown as it is; a database
     /// failure around it is a ``ServiceError``.
     public func asUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
         func run(_ connection: Connection) throws -> T {
-            let setting = Self.userSetting(userID)
-            try connection.executePrepared(setting.sql, setting.parameters, name: setting.name)
+            try Self.nameUser(userID, on: connection)
             return try body()
         }
         do {
             return try isReadOnly ? connection.readOnlyTransaction(run) : connection.transaction(run)
+        } catch let error as PostgresError {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Runs `body` inside one read-only transaction as user `userID` (row-level security as
+    /// in ``asUser(_:_:)``) at `REPEATABLE READ`: every read in it, however long `body`
+    /// takes, sees the one snapshot of its first statement. What `body` throws rolls the
+    /// transaction back and is rethrown as it is; a database failure around it is a
+    /// ``ServiceError``.
+    public func snapshotAsUser<T>(_ userID: Int64, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.snapshotTransaction { connection in
+                try Self.nameUser(userID, on: connection)
+                return try body()
+            }
         } catch let error as PostgresError {
             throw ServiceError(error)
         }
@@ -82,32 +97,89 @@ public final class LedgerSession {
     }
 
     /// Runs `statements` in one read-only transaction as the owner of the presented token
-    /// `id` whose secret hashes to `hash`, in one round trip: `BEGIN`, the token's
-    /// credentials, the owner setting (``LedgerStore/TokenStore/ownerSettingStatement(id:secretSHA256:)``:
-    /// no one when the hash matches no valid token), the statements and `COMMIT`. Returns the
-    /// credentials' result, then the statements'. The caller checks the credentials before
-    /// it uses anything read; statements written for the current user
-    /// (``LedgerStore/DatabaseRoles/currentUserID``) read nothing for a wrong token.
+    /// `id` whose secret hashes to `hash`. The transaction is `BEGIN`, the owner setting
+    /// (``userSetting(_:)``), the token checked as that owner
+    /// (``LedgerStore/TokenStore/ownCredentialsStatement(userID:id:secretSHA256:)``: it ends
+    /// the transaction, before anything is read, unless the owner has a valid token with
+    /// that id and hash), the statements and `COMMIT`, sent together. `SET LOCAL` takes only
+    /// a literal, so the owner must be known first: a token id's owner never changes, and
+    /// the session remembers the owners of the tokens it has seen valid, so a phone asking
+    /// again costs one round trip. An unknown id costs one more first: the definer look-up
+    /// (``LedgerStore/TokenStore/credentialsStatement(id:)``) finds the owner of the valid
+    /// token whose stored hash is `hash`. A remembered owner whose check fails (a wrong
+    /// secret, a revoked token, or a restored database that gave the id to someone else) is
+    /// forgotten and looked up again.
+    ///
+    /// Returns the credentials' result, then the statements'; only a credentials' result
+    /// (without the presented hash) when no valid token has that id and hash. The caller
+    /// checks the credentials (in constant time) before it uses anything read. Comparing
+    /// hashes here tells a timing observer at most something about a SHA-256 of a secret,
+    /// never the secret.
     package func readAsTokenOwner(id: Int64, hash: [UInt8], _ statements: [PipelinedStatement]) throws(ServiceError)
         -> [QueryResult]
     {
         do {
-            let results = try connection.pipelinedTransaction(
-                [
-                    TokenStore.credentialsStatement(id: id),
-                    TokenStore.ownerSettingStatement(id: id, secretSHA256: hash),
-                ] + statements, readOnly: true)
-            return [results[0]] + results.dropFirst(2)
+            if let owner = knownTokenOwners[id] {
+                if let results = try readAsOwner(owner, tokenID: id, hash: hash, statements) { return results }
+                knownTokenOwners[id] = nil
+            }
+            let lookUp = TokenStore.credentialsStatement(id: id)
+            let credentials = try connection.executePrepared(lookUp.sql, lookUp.parameters, name: lookUp.name)
+            guard
+                let owner = try TokenStore.credentials(in: credentials).first(where: { $0.secretSHA256 == hash })?
+                    .userID,
+                let results = try readAsOwner(owner, tokenID: id, hash: hash, statements)
+            else { return [credentials] }
+            if knownTokenOwners.count >= Self.knownTokenOwnersLimit {
+                knownTokenOwners.remove(at: knownTokenOwners.startIndex)
+            }
+            knownTokenOwners[id] = owner
+            return results
         } catch {
             throw ServiceError(error)
         }
     }
 
+    /// The owners of the valid tokens this session has served, by token id: at most
+    /// ``knownTokenOwnersLimit``; past it, one arbitrary entry (the first in the
+    /// dictionary's hash order) makes room for the new one, so with more tokens in use than
+    /// that, a share of requests pays the look-up again. A session serves one request at a
+    /// time, so no lock.
+    private var knownTokenOwners: [Int64: Int64] = [:]
+    /// How many token owners a session remembers: under 1 MB, per session.
+    static let knownTokenOwnersLimit = 16_384
+
+    /// The one round trip of ``readAsTokenOwner(id:hash:_:)`` once the owner is known;
+    /// `nil` when the owner has no valid token `tokenID` with hash `hash`.
+    private func readAsOwner(_ owner: Int64, tokenID: Int64, hash: [UInt8], _ statements: [PipelinedStatement])
+        throws -> [QueryResult]?
+    {
+        do {
+            return Array(
+                try connection.pipelinedTransaction(
+                    [
+                        Self.userSetting(owner),
+                        TokenStore.ownCredentialsStatement(userID: owner, id: tokenID, secretSHA256: hash),
+                    ]
+                        + statements, readOnly: true
+                ).dropFirst())
+        } catch let error as PostgresError where TokenStore.isNoOwnToken(error) {
+            return nil
+        }
+    }
+
+    /// Names user `userID` for row-level security until `connection`'s transaction ends
+    /// (``userSetting(_:)``, sent unprepared: its text changes with the user).
+    private static func nameUser(_ userID: Int64, on connection: Connection) throws {
+        let setting = userSetting(userID)
+        try connection.execute(setting.sql, name: setting.name)
+    }
+
     /// The statement naming the user whose rows row-level security shows, until the
-    /// transaction ends.
+    /// transaction ends (``LedgerStore/DatabaseRoles/settingStatement(userID:)``: a
+    /// `SET LOCAL` with the id written in, sent unprepared since its text changes with the
+    /// user).
     package static func userSetting(_ userID: Int64) -> PipelinedStatement {
-        PipelinedStatement(
-            "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))],
-            name: "session.asUser")
+        PipelinedStatement(DatabaseRoles.settingStatement(userID: userID), name: "session.asUser", isPrepared: false)
     }
 }

@@ -3,7 +3,7 @@ public import LedgerServices
 import LedgerStore
 
 /// One HTTP response: status, headers and a body held in memory (the API's responses are
-/// small JSON documents).
+/// small JSON documents), or a body streamed as it is made (``stream``).
 public struct HTTPResponse: Sendable, Hashable {
     /// One header line.
     public struct Header: Sendable, Hashable {
@@ -25,6 +25,9 @@ public struct HTTPResponse: Sendable, Hashable {
     public var headers: [Header]
     /// The body.
     public var body: [UInt8]
+    /// A body made while it is sent, instead of ``body`` (a person's data export): sent
+    /// with chunked transfer encoding as its producer writes it.
+    public var stream: StreamedBody?
     /// The message of an error document (``error(_:code:message:headers:)``), for a page
     /// that words the API's refusal for a person; `nil` for any other response.
     public var problem: String?

@@ -96,6 +96,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
         let started: ContinuousClock.Instant
         var status = 0
         var responseBytes = 0
+        /// The body being streamed, when the answer is one (its bytes sent count in the log).
+        var stream: StreamedBody?
         var isAnswered = false
         /// The answer decided while the body still arrives; libmicrohttpd sends a response
         /// only once the body has been read, so the rest is read and dropped first.
@@ -596,9 +598,22 @@ final class MicroHTTPDServer: @unchecked Sendable {
         state.isAnswered = true
         state.status = response.status
         state.responseBytes = response.body.count
-        let made = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        state.stream = response.stream
+        let made: OpaquePointer?
+        if let stream = response.stream {
+            // libmicrohttpd owns a reference until it frees the response (``streamFreed``).
+            let reference = Unmanaged.passRetained(stream)
+            made = MHD_create_response_from_callback(
+                UInt64.max, Self.streamBlockBytes, Self.streamReader, reference.toOpaque(), Self.streamFreed)
+            if made == nil {
+                reference.release()
+                stream.cancel()
+            }
+        } else {
+            made = response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let made else { return .NO }
         defer { MHD_destroy_response(made) }
@@ -606,6 +621,31 @@ final class MicroHTTPDServer: @unchecked Sendable {
             _ = MHD_add_response_header(made, header.name, header.value)
         }
         return MHD_queue_response(state.connection, UInt32(response.status), made)
+    }
+
+    /// The most bytes one call of ``streamReader`` hands libmicrohttpd.
+    static let streamBlockBytes = 64 << 10
+
+    /// libmicrohttpd asks a streamed body (``StreamedBody``) for its next bytes, on the
+    /// connection's thread (which may wait for the producer): a count, `-1` at the end
+    /// (`MHD_CONTENT_READER_END_OF_STREAM`), `-2` when the producer failed
+    /// (`MHD_CONTENT_READER_END_WITH_ERROR`: the connection closes, the body incomplete).
+    private static let streamReader: MHD_ContentReaderCallback = { context, _, buffer, maximum in
+        guard let context, let buffer else { return -2 }
+        let stream = Unmanaged<StreamedBody>.fromOpaque(context).takeUnretainedValue()
+        switch stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: maximum)) {
+        case .bytes(let count): return count
+        case .end: return -1
+        case .failed: return -2
+        }
+    }
+
+    /// libmicrohttpd is done with a streamed body (sent, or the client went away): its
+    /// producer stops at its next write, and the response's reference is given back.
+    private static let streamFreed: MHD_ContentReaderFreeCallback = { context in
+        guard let context else { return }
+        let stream = Unmanaged<StreamedBody>.fromOpaque(context).takeRetainedValue()
+        stream.cancel()
     }
 
     /// The request's head from libmicrohttpd: method, path, query, headers, client address;
@@ -727,6 +767,8 @@ final class MicroHTTPDServer: @unchecked Sendable {
     }
 
     private func completed(_ state: RequestState, isComplete: Bool) {
+        // A streamed answer decided but never queued (the client left first) stops its producer.
+        if !state.isAnswered { state.deferred?.stream?.cancel() }
         if let processor = state.postProcessor { MHD_destroy_post_processor(processor) }
         if case .upload(let receiver, _) = state.plan { receiver.abandon() }
         state.watched?.awaitHead(now: ConnectionWatch.now())
@@ -743,7 +785,7 @@ final class MicroHTTPDServer: @unchecked Sendable {
         log?(
             Self.accessLine(
                 client: state.request.clientAddress, method: state.request.method, path: state.request.path,
-                status: status, bytes: state.responseBytes, milliseconds: elapsed))
+                status: status, bytes: state.stream?.sentBytes ?? state.responseBytes, milliseconds: elapsed))
         activity.lock()
         activeRequests -= 1
         if state.countsAsAnonymous { anonymousRequests -= 1 }

@@ -87,6 +87,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Password hashes (sign-ins, password changes) computed at once, each holding
     /// Argon2id's 64 MiB. Default 2.
     public var maximumConcurrentPasswordHashes: Int
+    /// Data exports (`GET /api/v1/me/export`) written at once, each holding a database
+    /// session and a thread while it downloads; one per person. Default 2.
+    public var maximumConcurrentExports: Int
 
     /// Creates a configuration with every default; `spoolFolder` has no default that fits
     /// every installation, so it is a parameter.
@@ -121,6 +124,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         signInLimits = SignInLimits()
         sessionPolicy = WebSessionService.Policy()
         maximumConcurrentPasswordHashes = 2
+        maximumConcurrentExports = 2
     }
 
     /// The spool folder as the services use it: on this host, shared or not.
@@ -194,6 +198,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         }
         found += signInLimits.problems()
         if maximumConcurrentPasswordHashes < 1 { found.append("password hashes at once must be at least 1") }
+        if maximumConcurrentExports < 1 { found.append("exports at once must be at least 1") }
         if let metricsHost {
             if inet_pton(AF_INET, metricsHost, &address) != 1 && inet_pton(AF_INET6, metricsHost, &address6) != 1 {
                 found.append("the metrics listen address '\(metricsHost)' is not an IPv4 or IPv6 address")

@@ -153,7 +153,9 @@ public struct AccountService {
     /// The stored summary of `horizon` for the bearer of API token `token`, with the caller
     /// it speaks for: the token checked as ``TokenService/authenticate(_:now:)`` checks it,
     /// the summary as ``storedSummaryText(horizon:)`` finds it, and both in one round trip
-    /// to the database when the summary is stored and the token's use needs no recording
+    /// to the database when the session knows the token's owner (two the first time: the
+    /// owner, then the reads as that owner), the summary is stored and the token's use needs
+    /// no recording
     /// (``LedgerSession/readAsTokenOwner(id:hash:_:)``). The caller's scope is for the
     /// caller to check. ``ServiceError/Kind/unauthorized`` for a token that is malformed,
     /// unknown, revoked or wrong.
@@ -255,6 +257,19 @@ public struct AccountService {
                 naps: try store.naps(userID: user.id, from: start, through: pageEnd),
                 next: pageEnd < end ? try store.firstWakeDay(userID: user.id, after: pageEnd, through: end) : nil,
                 requestedLast: end)
+        }
+    }
+
+    // MARK: Export
+
+    /// Writes the zip of all the user's data (``DataExport``), dated `now`, to `sink` as it
+    /// is read, on one session for the whole export. What `sink` throws ends the export
+    /// and is rethrown as it is; anything else is a ``ServiceError``
+    /// (``ServiceError/Kind/notFound`` when the account no longer exists).
+    public func export(now: Int64, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws
+        -> DataExport.Contents
+    {
+        try sessions.withSession { session in try DataExport(session: session).write(userID: userID, now: now, to: sink)
         }
     }
 

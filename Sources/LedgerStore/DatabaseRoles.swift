@@ -20,8 +20,17 @@ public enum DatabaseRoles {
     /// only the rows of the user named by ``currentUserSetting`` in the transaction.
     public static let server = "sleepledger_server"
     /// The per-transaction setting naming the user whose rows `sleepledger_server` sees
-    /// (`set_config('sleepledger.user_id', id, true)`); unset, it sees none.
+    /// (``settingStatement(userID:)``: `SET LOCAL sleepledger.user_id = '42'`); unset, it
+    /// sees none.
     public static let currentUserSetting = "sleepledger.user_id"
+    /// The statement naming user `userID` for row-level security until the transaction
+    /// ends: `SET LOCAL sleepledger.user_id = '42'`, the id written in as a literal (`SET`
+    /// takes no parameters) from the integer, never from text a request sent. `SET LOCAL`
+    /// rather than `set_config(..., true)`: it is the form Citus sends on to its worker
+    /// nodes (`citus.propagate_set_commands = local`), a function call is not.
+    public static func settingStatement(userID: Int64) -> String {
+        "SET LOCAL \(currentUserSetting) = '\(userID)'"
+    }
     /// The id the transaction's ``currentUserSetting`` names, as SQL: `NULL` when it names
     /// no one (unset, or emptied by the end of an earlier transaction), as the policies read it.
     public static let currentUserID = "nullif(current_setting('\(currentUserSetting)', true), '')::bigint"

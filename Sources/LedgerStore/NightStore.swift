@@ -165,6 +165,14 @@ public struct NightStore {
         ).first?.localDate(0)
     }
 
+    /// The earliest wake day of the user's naps after `day`, or `nil` when there is none.
+    public func firstNapWakeDay(userID: Int64, after day: LocalDate) throws -> LocalDate? {
+        try connection.execute(
+            "SELECT min(wake_day) FROM naps WHERE user_id = $1 AND wake_day > $2", [.int64(userID), .date(day)],
+            name: "naps.firstWakeDayAfter"
+        ).first?.localDate(0)
+    }
+
     /// The `date` every wake day follows: one prepared statement serves bounded and
     /// unbounded reads without a NULL test on the indexed bound.
     private static let unbounded = SQLValue.text("-infinity")

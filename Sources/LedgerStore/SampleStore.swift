@@ -47,4 +47,30 @@ public struct SampleStore {
         }
         return samples
     }
+
+    /// Every sample of the transaction's current user (``DatabaseRoles/currentUserID``, set
+    /// by the caller's transaction), ordered by start, end, source and stage, handed to
+    /// `consume` one at a time as PostgreSQL sends them (`COPY ... TO STDOUT`): memory stays
+    /// the same however many samples there are. When `consume` throws, the read is cancelled
+    /// and the error rethrown. Returns how many samples were read.
+    @discardableResult
+    public func streamCurrentUserSamples(_ consume: (SleepSample) throws -> Void) throws -> Int {
+        try connection.copyOut(Self.currentUserCopySQL, name: "samples.export") { row in
+            let fields = CopyText.splitRow(row)
+            guard fields.count == 6, let source = fields[0], let start = fields[1].flatMap({ Int64($0) }),
+                let end = fields[2].flatMap({ Int64($0) }), let stage = fields[3].flatMap(SleepStage.init(rawValue:))
+            else {
+                throw StoreError(.decodingFailed, "a sleep_samples row is incomplete", statement: "samples.export")
+            }
+            try consume(
+                SleepSample(
+                    source: source, start: start, end: end, stage: stage, timeZoneIdentifier: fields[4],
+                    printedUTCOffset: fields[5].flatMap { Int32($0) }))
+        }
+    }
+
+    // COPY takes no parameters: the user is the transaction's setting, never a value in the text.
+    static let currentUserCopySQL =
+        "COPY (" + columnsSQL
+        + " WHERE user_id = \(DatabaseRoles.currentUserID) ORDER BY start_at, end_at, source, stage) TO STDOUT"
 }

@@ -64,10 +64,14 @@ public struct TokenStore {
     private static let columns =
         "id, user_id, name, scope, created_at, last_used_at, revoked_at"
 
-    /// Stores a new token's record and hash.
+    /// Stores a new token's record and hash, and its owner for the look-up by id
+    /// (`api_token_owners`, migration 0020). Run it inside a transaction.
     @discardableResult
     public func add(userID: Int64, id: Int64, name: String, scope: Scope, secretSHA256: [UInt8]) throws -> Record {
-        try Self.record(
+        try connection.execute(
+            "INSERT INTO api_token_owners (token_id, user_id) VALUES ($1, $2)", [.int64(id), .int64(userID)],
+            name: "tokens.addOwner")
+        return try Self.record(
             from: connection.execute(
                 """
                 INSERT INTO api_tokens (user_id, id, name, scope, secret_sha256) VALUES ($1, $2, $3, $4, $5)
@@ -120,7 +124,25 @@ public struct TokenStore {
             name: "tokens.credentials")
     }
 
-    /// The credentials in the result of ``credentialsStatement(id:)``.
+    /// The credentials of token `id` of user `userID` whose stored hash is `secretSHA256`,
+    /// read as that user under row-level security in a transaction already bound to them
+    /// (function `sleepledger_own_token`, migration 0020), or SQLSTATE 28000
+    /// (``isNoOwnToken(_:)``) when that user has no such valid token, which ends the
+    /// transaction before anything after it runs. It lets a server that already knows a
+    /// token's owner check the token in the same round trip as the reads that follow, on
+    /// the owner's rows only.
+    public static func ownCredentialsStatement(userID: Int64, id: Int64, secretSHA256: [UInt8]) -> PipelinedStatement {
+        PipelinedStatement(
+            "SELECT user_id, scope, secret_sha256, last_used_at FROM sleepledger_own_token($1, $2, $3)",
+            [.int64(userID), .int64(id), .bytes(Data(secretSHA256))], name: "tokens.ownCredentials")
+    }
+
+    /// Whether `error` is ``ownCredentialsStatement(userID:id:secretSHA256:)`` finding no
+    /// such token.
+    public static func isNoOwnToken(_ error: PostgresError) -> Bool { error.sqlState == "28000" }
+
+    /// The credentials in the result of ``credentialsStatement(id:)`` or
+    /// ``ownCredentialsStatement(userID:id:secretSHA256:)``.
     public static func credentials(in result: QueryResult) throws -> [Credential] {
         try result.rows.map { row in
             guard let userID = try row.int64(0), let scope = try row.string(1).flatMap(Scope.init(rawValue:)),
@@ -132,23 +154,6 @@ public struct TokenStore {
             return Credential(
                 userID: userID, scope: scope, secretSHA256: Array(hash), lastUsedAt: try row.epochSeconds(3))
         }
-    }
-
-    /// The statement that names, for row-level security until the transaction ends, the
-    /// owner of the valid token `id` whose stored hash is `secretSHA256`, and no one when
-    /// there is none (the setting is then empty and every policy shows nothing). It lets
-    /// a read that follows in the same round trip run as the token's owner before the
-    /// server has checked the token itself; the server still checks it
-    /// (``credentials(in:)``, compared in constant time) and answers nothing read when it
-    /// fails. Comparing the hash in SQL tells a timing observer at most something about a
-    /// SHA-256 of a secret, never the secret.
-    public static func ownerSettingStatement(id: Int64, secretSHA256: [UInt8]) -> PipelinedStatement {
-        PipelinedStatement(
-            """
-            SELECT set_config($1, coalesce((SELECT c.user_id::text FROM sleepledger_token_credentials($2) c
-            WHERE c.secret_sha256 = $3 LIMIT 1), ''), true)
-            """, [.text(DatabaseRoles.currentUserSetting), .int64(id), .bytes(Data(secretSHA256))],
-            name: "tokens.ownerSetting")
     }
 
     /// Records that the token authenticated a request at `now` (at most once a minute,

@@ -41,10 +41,14 @@ public struct WebSessionStore {
     }
 
     /// Stores a new session of user `userID` with the hash of its id, created at `now` from
-    /// client address `address`, ending at `expiresAt` at the latest.
+    /// client address `address`, ending at `expiresAt` at the latest, and its owner for the
+    /// look-up by hash (`web_session_owners`, migration 0020). Run it inside a transaction.
     public func add(userID: Int64, secretSHA256: [UInt8], at now: Int64, expiresAt: Int64, address: String? = nil)
         throws
     {
+        try connection.execute(
+            "INSERT INTO web_session_owners (secret_sha256, user_id) VALUES ($1, $2)",
+            [.bytes(Data(secretSHA256)), .int64(userID)], name: "webSessions.addOwner")
         try connection.execute(
             """
             INSERT INTO web_sessions (user_id, secret_sha256, created_at, last_used_at, expires_at, last_used_address)
@@ -122,20 +126,24 @@ public struct WebSessionStore {
     /// Ends one session of user `userID`; `false` when it did not exist.
     @discardableResult
     public func remove(userID: Int64, secretSHA256: [UInt8]) throws -> Bool {
-        try connection.execute(
+        let removed = try connection.execute(
             "DELETE FROM web_sessions WHERE user_id = $1 AND secret_sha256 = $2",
             [.int64(userID), .bytes(Data(secretSHA256))], name: "webSessions.remove"
-        ).affectedRows > 0
+        ).affectedRows
+        try forgetEndedOwners(userID: userID)
+        return removed > 0
     }
 
     /// Ends every session of user `userID` except the one whose id hashes to `keeping`
     /// (every one when `nil`); returns how many ended.
     @discardableResult
     public func removeAll(userID: Int64, keeping: [UInt8]? = nil) throws -> Int {
-        try connection.execute(
+        let removed = try connection.execute(
             "DELETE FROM web_sessions WHERE user_id = $1 AND ($2::bytea IS NULL OR secret_sha256 <> $2)",
             [.int64(userID), keeping.map { .bytes(Data($0)) }], name: "webSessions.removeAll"
         ).affectedRows
+        try forgetEndedOwners(userID: userID)
+        return removed
     }
 
     /// Removes the sessions of user `userID` that ended by `now` (past their end, or unused
@@ -143,7 +151,7 @@ public struct WebSessionStore {
     /// many were removed.
     @discardableResult
     public func prune(userID: Int64, now: Int64, idleSince: Int64, keepingNewest: Int) throws -> Int {
-        try connection.execute(
+        let removed = try connection.execute(
             """
             DELETE FROM web_sessions WHERE user_id = $1 AND (expires_at <= $2 OR last_used_at <= $3
                 OR secret_sha256 NOT IN (
@@ -155,5 +163,22 @@ public struct WebSessionStore {
                 .int64(Int64(keepingNewest)),
             ], name: "webSessions.prune"
         ).affectedRows
+        if removed > 0 { try forgetEndedOwners(userID: userID) }
+        return removed
+    }
+
+    /// Removes the owner rows (`web_session_owners`) of user `userID`'s sessions that
+    /// ended: the user's remaining session hashes are read first and the owners of the
+    /// others deleted, two statements that each stay on the user's rows (no statement
+    /// mixes the shared table with the user's sessions, which a distributed database
+    /// would have to plan across nodes).
+    func forgetEndedOwners(userID: Int64) throws {
+        let remaining = try connection.execute(
+            "SELECT encode(secret_sha256, 'hex') FROM web_sessions WHERE user_id = $1", [.int64(userID)],
+            name: "webSessions.remaining"
+        ).rows.compactMap { try $0.string(0) }
+        try connection.execute(
+            "DELETE FROM web_session_owners WHERE user_id = $1 AND encode(secret_sha256, 'hex') <> ALL ($2::text[])",
+            [.int64(userID), .text("{" + remaining.joined(separator: ",") + "}")], name: "webSessions.forgetOwners")
     }
 }

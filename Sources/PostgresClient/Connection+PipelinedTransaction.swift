@@ -9,7 +9,9 @@ extension Connection {
     /// and two context switches per statement.
     ///
     /// Statements run prepared, as with ``executePrepared(_:_:name:)`` (the first use of
-    /// a text on this session prepares it first, in a round trip of its own). Returns the
+    /// a text on this session prepares it first, in a round trip of its own), except those
+    /// whose ``PipelinedStatement/isPrepared`` is false, which are sent as unnamed
+    /// statements in the same round trip (`PQsendQueryParams`). Returns the
     /// statements' results in order. When one fails, the statements after it and the
     /// `COMMIT` are not run, the transaction is rolled back and that statement's error is
     /// thrown (classified as ``execute(_:_:name:)`` does). Not inside another transaction
@@ -26,7 +28,11 @@ extension Connection {
         let all =
             [PipelinedStatement(readOnly ? "BEGIN READ ONLY" : "BEGIN", name: "transaction.begin")] + statements
             + [PipelinedStatement("COMMIT", name: "transaction.commit")]
-        let prepared = try all.map { try preparedStatement($0.sql, parameterCount: $0.parameters.count, name: $0.name) }
+        let prepared = try all.map { statement in
+            statement.isPrepared
+                ? try preparedStatement(statement.sql, parameterCount: statement.parameters.count, name: statement.name)
+                : nil
+        }
 
         guard PQenterPipelineMode(connection) == 1 else {
             throw PostgresError(.invalidUse, Connection.trimmed(PQerrorMessage(connection)), statement: all[1].name)
@@ -35,10 +41,7 @@ extension Connection {
         var sent = 0
         for (statement, name) in zip(all, prepared) {
             do {
-                let isSent = try withParameterValues(statement.parameters, name: statement.name) { buffer in
-                    PQsendQueryPrepared(connection, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0) == 1
-                }
-                guard isSent else {
+                guard try send(statement, prepared: name, on: connection) else {
                     failure = connectionFailure(connection, statement: statement.name)
                     break
                 }
@@ -92,6 +95,18 @@ extension Connection {
             throw failure
         }
         return results
+    }
+
+    /// Sends `statement` into the pipeline: as prepared statement `prepared`, or unnamed
+    /// when it is `nil`. Whether libpq took it.
+    private func send(_ statement: PipelinedStatement, prepared: String?, on connection: OpaquePointer) throws -> Bool {
+        try withParameterValues(statement.parameters, name: statement.name) { buffer in
+            let count = Int32(buffer.count)
+            guard let prepared else {
+                return PQsendQueryParams(connection, statement.sql, count, nil, buffer.baseAddress, nil, nil, 0) == 1
+            }
+            return PQsendQueryPrepared(connection, prepared, count, buffer.baseAddress, nil, nil, 0) == 1
+        }
     }
 
     private func connectionFailure(_ connection: OpaquePointer, statement: String) -> PostgresError {

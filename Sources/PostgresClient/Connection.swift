@@ -323,6 +323,15 @@ public final class Connection {
         try runTransaction(begin: "BEGIN READ ONLY", body)
     }
 
+    /// Runs `body` inside `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY ... COMMIT`: every
+    /// statement in it, however long it runs, sees the one snapshot taken by its first
+    /// statement (a long read such as a person's whole export stays consistent). Nested
+    /// inside another transaction it becomes a savepoint of that transaction.
+    @discardableResult
+    public func snapshotTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try runTransaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
     private func runTransaction<T>(begin: String, _ body: (Connection) throws -> T) throws -> T {
         let connection = try liveHandle()
         if isInTransaction {

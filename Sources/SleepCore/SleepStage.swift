@@ -32,6 +32,19 @@ public enum SleepStage: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// The export's `value` attribute of the stage (`HKCategoryValueSleepAnalysisAsleepCore`
+    /// for ``core``): what ``init(healthKitValue:)`` reads back as the same stage.
+    public var healthKitValue: String {
+        switch self {
+        case .inBed: "HKCategoryValueSleepAnalysisInBed"
+        case .asleepUnspecified: "HKCategoryValueSleepAnalysisAsleepUnspecified"
+        case .core: "HKCategoryValueSleepAnalysisAsleepCore"
+        case .deep: "HKCategoryValueSleepAnalysisAsleepDeep"
+        case .rem: "HKCategoryValueSleepAnalysisAsleepREM"
+        case .awake: "HKCategoryValueSleepAnalysisAwake"
+        }
+    }
+
     /// Maps an export's `value` attribute (`HKCategoryValueSleepAnalysis...`) to a stage,
     /// or `nil` when the value is unknown.
     public init?(healthKitValue: String) {

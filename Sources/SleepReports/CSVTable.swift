@@ -66,7 +66,12 @@ public struct CSVTable: Sendable, Hashable {
     }
 
     /// The whole table: the header and every row, each line ending in CRLF.
-    public var rendered: String {
-        ([header] + rows).map { $0.map(CSVTable.field).joined(separator: ",") + "\r\n" }.joined()
-    }
+    public var rendered: String { Self.line(header) + renderedRows }
+
+    /// The rows without the header, each line ending in CRLF: a piece of a table written in
+    /// several pieces.
+    public var renderedRows: String { rows.map(Self.line).joined() }
+
+    /// One row's line, ending in CRLF.
+    public static func line(_ cells: [String]) -> String { cells.map(field).joined(separator: ",") + "\r\n" }
 }

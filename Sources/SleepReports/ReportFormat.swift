@@ -57,6 +57,16 @@ public enum ReportFormat {
             + twoDigits(seconds % 60) + "Z"
     }
 
+    /// An instant as ISO 8601 at the UTC offset `offsetSeconds` (`2024-01-01T03:27:53+02:00`),
+    /// or in UTC (``isoUTC(_:)``) without an offset or with one that is not whole minutes.
+    public static func isoOffset(_ epochSeconds: Int64, offsetSeconds: Int32?) -> String {
+        guard let offsetSeconds, offsetSeconds % 60 == 0, offsetSeconds != 0 else { return isoUTC(epochSeconds) }
+        let offset = Int64(offsetSeconds)
+        let minutes = abs(offset) / 60
+        return String(isoUTC(epochSeconds + offset).dropLast()) + (offset < 0 ? "-" : "+")
+            + twoDigits(minutes / 60) + ":" + twoDigits(minutes % 60)
+    }
+
     /// `0` to `99` with a leading zero (`07`); cheaper than `String(format:)`, which the
     /// server's access log would pay on every request.
     static func twoDigits(_ value: Int64) -> String {

@@ -5,8 +5,8 @@ import SleepReports
 /// The settings page (issue 14, item 4): time zone, target and minimum sleep (saved
 /// through `PATCH /api/v1/me` by `app.js`, so the summary is rebuilt at once, or posted to
 /// `/settings` without JavaScript), the password change, where the person is signed in and
-/// their API tokens (issue 20: sign out everywhere else, revoke all tokens), and deleting
-/// the account.
+/// their API tokens (issue 20: sign out everywhere else, revoke all tokens), downloading
+/// all their data (issue 22) and deleting the account.
 public enum SettingsView {
     /// The settings page of `handle`, whose zone is `timeZone` and goals `goals`, with their
     /// valid web `sessions` and their `tokens`; the zone list is `zones` (IANA identifiers;
@@ -56,6 +56,13 @@ public enum SettingsView {
             <div class="actions"><button type="submit">Change password</button></div>
             </form>
             \(access(sessions: sessions, tokens: tokens, csrfToken: csrfToken))\
+            <section id="export" class="card" aria-labelledby="export-heading">
+            <h2 id="export-heading">Download all my data</h2>
+            <p>One zip of everything stored for you: your sleep samples (CSV, in the form SleepLedger imports), \
+            nights and naps (CSV), summaries (JSON) and imports (JSON).</p>
+            <div class="actions"><a id="export-download" class="button secondary" href="\(WebPaths.exportAPI)" \
+            download>Download all my data</a></div>
+            </section>
             <form id="delete-form" class="card danger-zone" method="post" action="\(WebPaths.deleteAccount)">
             <h2>Delete my account</h2>
             \(WebLayout.csrfInput(csrfToken))

@@ -40,6 +40,8 @@ public enum WebPaths {
     public static let importsAPI = "/api/v1/imports"
     /// The API route the settings form is saved through by the page's script (`PATCH`).
     public static let meAPI = "/api/v1/me"
+    /// The zip of all the person's data (`GET`, the session cookie is enough).
+    public static let exportAPI = "/api/v1/me/export"
     /// The Health Auto Export push route, after the public URL.
     public static let healthAutoExportAPI = "/api/v1/ingest/health-auto-export"
 

@@ -3,8 +3,9 @@
 (the progress bar reaches 100%, the import is followed until done), the dashboard of every
 horizon (its figures printed for the Swift side to compare with `sleepledger-admin
 summary`, the charts differ from horizon to horizon, under 100 KB), the nights CSV of a
-range, every page's quality (no CSP violation, no resource failing, fits 375 px, labelled
-fields), screenshots, and sign-out.
+range, the settings page's "Download all my data" (the zip holds one sample a line for
+every sample the import stored), every page's quality (no CSP violation, no resource
+failing, fits 375 px, labelled fields), screenshots, and sign-out.
 
 Started by Tests/LedgerCLITests/BrowserTests.swift against a real server with a user whose
 password it set, and an export it generated.
@@ -14,6 +15,7 @@ import io
 import os
 import re
 import time
+import zipfile
 
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
@@ -203,6 +205,29 @@ def imports(browser, options):
     }
     assert int(counts["New"]) > 0 and counts["Already stored"] == "0" and counts["Rejected"] == "0", counts
     assert int(counts["Read"]) == int(counts["New"]), counts
+    return int(counts["New"])
+
+
+def export(browser, stored):
+    browser.step("the settings page's download of all my data: a zip with every stored sample")
+    browser.open("/settings")
+    link = browser.find("a#export-download")
+    assert link.get_attribute("download") is not None, "the export link downloads"
+    assert link.get_attribute("href").endswith("/api/v1/me/export"), link.get_attribute("href")
+    answer = browser.get("/api/v1/me/export")
+    assert answer.status == 200, answer.status
+    assert answer.headers["Content-Type"] == "application/zip", answer.headers["Content-Type"]
+    assert answer.headers["Content-Disposition"].startswith("attachment; filename="), answer.headers
+    with zipfile.ZipFile(io.BytesIO(answer.body)) as archive:
+        assert archive.testzip() is None, "a damaged entry"
+        names = set(archive.namelist())
+        samples = archive.read("sleepledger-export/samples.csv").decode("utf-8")
+    assert {"sleepledger-export/README.txt", "sleepledger-export/nights.csv",
+            "sleepledger-export/summaries/weekly.json", "sleepledger-export/imports.json"} <= names, names
+    rows = list(csv.reader(io.StringIO(samples, newline="")))
+    assert rows[0] == ["sourceName", "startDate", "endDate", "value", "timeZone"], rows[0]
+    assert len(rows) - 1 == stored, f"{len(rows) - 1} samples exported, {stored} stored"
+    report("export", {"samples": len(rows) - 1, "bytes": len(answer.body)})
 
 
 def quality(browser):
@@ -241,7 +266,8 @@ def web_app(browser, options):
     upload(browser, options)
     dashboard(browser)
     nights(browser, options)
-    imports(browser, options)
+    stored = imports(browser, options)
+    export(browser, stored)
     quality(browser)
     sign_out(browser)
 

@@ -46,7 +46,7 @@ struct BrowserTests {
         """
         upload an export through the upload page to 100% and done; the dashboard of every horizon shows what \
         sleepledger-admin summary says, with other charts for each and under 100 KB; the nights CSV is the admin's; \
-        every page has the CSP header, no CSP violation, labelled fields and fits 375 px; sign-out ends the session
+        the settings page's download holds every stored sample; every page has the CSP header, no CSP violation, labelled fields and fits 375 px; sign-out ends the session
         """)
     func uploadAndDashboard() throws {
         let server = try ServerProcess()
@@ -82,6 +82,15 @@ struct BrowserTests {
         let days = (0...13).map { "\(range.from.adding(days: $0))" }
         #expect(parseCSV(downloaded).dropFirst().map { $0.first ?? "" } == days, "a night for each of 14 days")
 
+        // "Download all my data" from the settings page: the script compared its samples with
+        // the import's count; here, with the admin tool's export of the same account.
+        let exported = try #require(run.reports("export").first as? [String: Any], "\(run.output)")
+        let zip = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).zip")
+        defer { try? FileManager.default.removeItem(at: zip) }
+        let adminExport = try Self.admin(["export", "anna", "--output", zip.path], server)
+        #expect(adminExport.contains("Wrote the data of anna"), "\(adminExport)")
+        #expect(adminExport.contains(" \(exported["samples"] as? Int ?? -1) samples,"), "\(adminExport)")
+
         try Self.checkScreenshots(run, names: Self.documentedScreenshots)
 
         // Every page carries the security headers (a new session: the script signed out).
@@ -101,6 +110,7 @@ struct BrowserTests {
         // What the browser did, as the server saw it.
         #expect(server.logText.contains("\"POST /api/v1/imports\" 202"))
         #expect(server.logText.contains("\"GET /nights.csv\" 200"))
+        #expect(server.logText.contains("\"GET /api/v1/me/export\" 200"))
         #expect(server.logText.contains("\"POST /sign-out\" 303"))
     }
 

@@ -28,6 +28,7 @@ struct ServeOptionTests {
             (["--db-sessions", "4", "--workers", "4"], "must be more than the workers"),
             (["--min-body-rate", "fast"], "--min-body-rate must be a size"),
             (["--hsts-max-age", "-5"], "--hsts-max-age must be a whole number"),
+            (["--exports", "0"], "exports at once must be at least 1"),
         ])
     func connectionLimits(arguments: [String], message: String) {
         let (code, captured) = runTool(["serve"] + arguments, environment: [:])

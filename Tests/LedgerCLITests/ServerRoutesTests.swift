@@ -37,6 +37,8 @@ struct ServerRoutesTests {
         #expect(refused.status == 503)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("\"code\":\"stopping\""))
         #expect(Self.response(routes.plan(HTTPRequest(method: "GET", path: "/healthz")))?.status == 200)
+        let export = HTTPRequest(method: "GET", path: "/api/v1/me/export", headers: ["authorization": "Bearer sl_x"])
+        #expect(Self.response(routes.plan(export))?.status == 503, "no export starts while stopping")
     }
 
     @Test(

@@ -57,6 +57,33 @@ struct RoleTests {
         #expect(try login.bool(2) == false)
     }
 
+    @Test("the owner role can log in (as Citus needs) but has no password, and an older NOLOGIN owner is changed")
+    func ownerLogsInWithoutPassword() throws {
+        let database = try TestDatabase.migrated()
+        let connection = try Connection(conninfo: database.conninfo)
+        defer { connection.close() }
+        func owner() throws -> (canLogIn: Bool?, hasPassword: Bool?, isSuper: Bool?) {
+            let row = try connection.execute(
+                "SELECT rolcanlogin, rolpassword IS NOT NULL, rolsuper FROM pg_authid WHERE rolname = 'sleepledger_owner'"
+            ).single()
+            return (try row.bool(0), try row.bool(1), try row.bool(2))
+        }
+        #expect(try owner() == (true, false, false))
+        // Roles are cluster-wide and other tests apply roles.sql meanwhile: a concurrent
+        // ALTER ROLE can fail with "tuple concurrently updated", so the pair is tried again.
+        for attempt in 1...5 {
+            do {
+                try connection.execute("ALTER ROLE sleepledger_owner NOLOGIN")
+                try TestDatabase.applyRoles(on: connection)
+                break
+            } catch let error as PostgresError where attempt < 5 {
+                _ = error
+                usleep(100_000)
+            }
+        }
+        #expect(try owner() == (true, false, false))
+    }
+
     @Test("the application role reads and writes rows but cannot change the schema or the version table")
     func applicationRole() throws {
         let database = try TestDatabase.migrated()

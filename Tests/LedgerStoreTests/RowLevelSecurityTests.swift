@@ -14,7 +14,7 @@ struct RowLevelSecurityTests {
         ("users", "id"), ("imports", "user_id"), ("sleep_samples", "user_id"), ("rollup_state", "user_id"),
         ("nights", "user_id"), ("naps", "user_id"), ("summaries", "user_id"), ("api_tokens", "user_id"),
         ("user_passwords", "user_id"), ("web_sessions", "user_id"), ("import_jobs", "user_id"),
-        ("import_counters", "user_id"),
+        ("import_counters", "user_id"), ("api_token_owners", "user_id"), ("web_session_owners", "user_id"),
     ]
 
     /// A migrated database with roles, two users and a row of theirs in every table.
@@ -68,8 +68,7 @@ struct RowLevelSecurityTests {
         try connection.transaction { connection in
             try connection.execute("SET LOCAL ROLE \(DatabaseRoles.server)")
             if let userID {
-                try connection.execute(
-                    "SELECT set_config($1, $2, true)", [.text(DatabaseRoles.currentUserSetting), .text(String(userID))])
+                try connection.execute(DatabaseRoles.settingStatement(userID: userID))
             }
             return try body(connection)
         }
@@ -204,6 +203,47 @@ struct RowLevelSecurityTests {
             try WebSessionStore(connection: $0).removeAll(userID: ben.id)
         }
         #expect(ended == 0)
+    }
+
+    @Test("a token's and a session's owner rows come and go with them, and only the person's own")
+    func credentialOwners() throws {
+        let (connection, anna, ben) = try Self.twoUsers()
+        defer { connection.close() }
+        func owners(_ table: String) throws -> [Int64] {
+            try connection.execute("SELECT user_id FROM \(table) ORDER BY user_id").rows.compactMap { try $0.int64(0) }
+        }
+        #expect(try owners("api_token_owners") == [anna.id, ben.id])
+        #expect(try owners("web_session_owners") == [anna.id, ben.id])
+        let second = [UInt8](repeating: 42, count: 32)
+        try Self.asServer(connection, userID: anna.id) { connection in
+            let sessions = WebSessionStore(connection: connection)
+            try sessions.add(userID: anna.id, secretSHA256: second, at: 1_709_400_000, expiresAt: 1_709_500_000)
+            #expect(try sessions.remove(userID: anna.id, secretSHA256: Self.sessionHash(anna)))
+        }
+        let annas = try connection.execute(
+            "SELECT secret_sha256 FROM web_session_owners WHERE user_id = $1", [.int64(anna.id)]
+        ).rows.compactMap { try $0.bytes(0).map(Array.init) }
+        #expect(annas == [second])
+        // Ending every session of Anna's leaves Ben's owner row; a session of Ben's cannot be
+        // recorded as Anna's.
+        _ = try Self.asServer(connection, userID: anna.id) {
+            try WebSessionStore(connection: $0).removeAll(userID: anna.id)
+        }
+        #expect(try owners("web_session_owners") == [ben.id])
+        let foreign = #expect(throws: PostgresError.self) {
+            try Self.asServer(connection, userID: anna.id) {
+                try $0.execute(
+                    "INSERT INTO web_session_owners (secret_sha256, user_id) VALUES ($1, $2)",
+                    [.bytes(Data(second)), .int64(ben.id)])
+            }
+        }
+        #expect(foreign?.sqlState == "42501")
+        // The definer look-ups find the owner through these rows: without one, nothing.
+        try connection.execute("DELETE FROM api_token_owners WHERE user_id = $1", [.int64(ben.id)])
+        #expect(try TokenStore(connection: connection).credentials(id: ben.id * 1000).isEmpty)
+        #expect(try TokenStore(connection: connection).credentials(id: anna.id * 1000).map(\.userID) == [anna.id])
+        try connection.execute("DELETE FROM web_session_owners WHERE user_id = $1", [.int64(ben.id)])
+        #expect(try WebSessionStore(connection: connection).session(secretSHA256: Self.sessionHash(ben)) == nil)
     }
 
     @Test("the read-only role cannot read password hashes, and reads the rest as before")

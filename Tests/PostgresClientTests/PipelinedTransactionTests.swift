@@ -86,4 +86,30 @@ struct PipelinedTransactionTests {
         }
         #expect(try connection.execute("SELECT count(*) FROM nights").single().int(0) == 0)
     }
+
+    @Test("an unprepared statement (a SET LOCAL with its value written in) runs in order and keeps nothing")
+    func unprepared() throws {
+        let connection = try Self.connection()
+        for round in 1...3 {
+            let results = try connection.pipelinedTransaction(
+                [
+                    PipelinedStatement("SET LOCAL test.person = '\(round)'", name: "setting", isPrepared: false),
+                    PipelinedStatement("SELECT current_setting('test.person')", name: "read"),
+                ], readOnly: true)
+            #expect(results.count == 2)
+            #expect(try results[1].single().string(0) == String(round))
+        }
+        // BEGIN READ ONLY, the read and COMMIT, but none of the three settings.
+        #expect(try connection.execute("SELECT count(*) FROM pg_prepared_statements").single().int(0) == 3)
+        #expect(try connection.execute("SELECT current_setting('test.person', true)").single().string(0) == "")
+        let typo = #expect(throws: PostgresError.self) {
+            try connection.pipelinedTransaction([
+                PipelinedStatement("SET LOCAL test.person =", name: "typo", isPrepared: false),
+                PipelinedStatement("SELECT 1", name: "one"),
+            ])
+        }
+        #expect(typo?.sqlState == "42601")
+        #expect(typo?.statement == "typo")
+        #expect(!connection.isInTransaction)
+    }
 }

@@ -99,4 +99,17 @@ struct SampleValidationTests {
         #expect(SampleLocation(file: "a.csv").description == "a.csv")
         #expect(SampleLocation().description == "unknown location")
     }
+
+    @Test(
+        "each stage's HealthKit value reads back as the stage",
+        arguments: [
+            (SleepStage.inBed, "HKCategoryValueSleepAnalysisInBed"),
+            (.asleepUnspecified, "HKCategoryValueSleepAnalysisAsleepUnspecified"),
+            (.core, "HKCategoryValueSleepAnalysisAsleepCore"), (.deep, "HKCategoryValueSleepAnalysisAsleepDeep"),
+            (.rem, "HKCategoryValueSleepAnalysisAsleepREM"), (.awake, "HKCategoryValueSleepAnalysisAwake"),
+        ])
+    func healthKitValue(stage: SleepStage, value: String) {
+        #expect(stage.healthKitValue == value)
+        #expect(SleepStage(healthKitValue: value) == stage)
+    }
 }

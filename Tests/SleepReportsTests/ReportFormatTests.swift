@@ -35,6 +35,20 @@ struct ReportFormatTests {
         #expect(ReportFormat.nights(count) == text)
     }
 
+    @Test(
+        "an instant at the offset an export printed (UTC without one, or with one not in whole minutes)",
+        arguments: [
+            (1_704_072_473, Int32?(7200), "2024-01-01T03:27:53+02:00"),
+            (1_704_072_473, Int32?(-12_600), "2023-12-31T21:57:53-03:30"),
+            (1_704_072_473, Int32?(0), "2024-01-01T01:27:53Z"),
+            (1_704_072_473, nil, "2024-01-01T01:27:53Z"),
+            (1_704_072_473, Int32?(7201), "2024-01-01T01:27:53Z"),
+            (-1, Int32?(3600), "1970-01-01T00:59:59+01:00"),
+        ] as [(Int64, Int32?, String)])
+    func isoOffset(instant: Int64, offset: Int32?, text: String) {
+        #expect(ReportFormat.isoOffset(instant, offsetSeconds: offset) == text)
+    }
+
     @Test(arguments: [("2025-03-16T23:25:00", "23:25"), ("2026-11-30T07:48:58", "07:48"), ("23:25", "23:25")])
     func clock(local: String, text: String) {
         #expect(ReportFormat.clock(local) == text)

@@ -159,6 +159,9 @@ struct FormTests {
                 $0.attributes["name"] == "confirm_handle" && $0.attributes["required"] != nil
             })
         #expect(scan.elements("script").map { $0.attributes["src"] } == [WebAssets.appScript.path])
+        // "Download all my data": a plain link to the API's export, which downloads.
+        let download = scan.elements("a").first { $0.attributes["id"] == "export-download" }
+        #expect(download?.attributes["href"] == "/api/v1/me/export" && download?.attributes["download"] != nil)
 
         // The password form offers to revoke the tokens too; with no other session and no
         // valid token, ending them is offered but disabled.

@@ -4,8 +4,16 @@
 -- (A role with CREATEROLE can create the roles, but cannot take the advisory lock
 -- functions from PUBLIC; the script then says so in a WARNING.)
 --
---   sleepledger_owner     NOLOGIN. Owns the tables: after migrations (which run as the
---                         connecting user) this script hands their tables to it.
+--   sleepledger_owner     LOGIN, no password. Owns the tables and the SECURITY DEFINER
+--                         look-ups: after migrations (which run as the connecting user)
+--                         this script hands them to it. It may log in because Citus opens
+--                         its connections to the worker nodes as a table's owner and
+--                         refuses to distribute tables owned by a NOLOGIN role (citus
+--                         issue 7719); with no password, only what pg_hba.conf lets in
+--                         without one reaches it: local sockets by peer authentication, and
+--                         on Citus the nodes' own certificate-authenticated connections
+--                         (deploy/postgres/pg_hba-owner.conf). Until issue 21 it was NOLOGIN;
+--                         this script makes an older one LOGIN. It never sets a password.
 --   sleepledger_app       LOGIN, no password. Reads and writes rows (SELECT, INSERT,
 --                         UPDATE, DELETE); cannot change the schema.
 --   sleepledger_readonly  LOGIN, no password. SELECT only, and its sessions start
@@ -15,7 +23,7 @@
 --   sleepledger_server    LOGIN, no password, no BYPASSRLS. The upload server: reads and
 --                         writes rows, but row-level security shows it only the rows of
 --                         the user named by the transaction's setting sleepledger.user_id
---                         (none when it is unset). Tokens are found before the user is
+--                         (SET LOCAL sleepledger.user_id = '42'; none when it is unset). Tokens are found before the user is
 --                         known through SECURITY DEFINER functions.
 --
 -- Row-level security: every table with a user_id column, and users itself (key id), has
@@ -39,9 +47,11 @@ DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
         BEGIN
-            CREATE ROLE sleepledger_owner NOLOGIN;
+            CREATE ROLE sleepledger_owner LOGIN;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END;
+    ELSIF NOT (SELECT rolcanlogin FROM pg_roles WHERE rolname = 'sleepledger_owner') THEN
+        ALTER ROLE sleepledger_owner LOGIN;
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'sleepledger_app') THEN
         BEGIN
@@ -154,7 +164,9 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA public
 ALTER DEFAULT PRIVILEGES IN SCHEMA public
     GRANT USAGE, SELECT ON SEQUENCES TO sleepledger_server;
 
--- The server may call the look-ups it needs before it knows the user, and nothing else.
+-- The server may call the look-ups it needs before it knows the user, and the check of a
+-- token as its owner (sleepledger_own_token, migration 0020: not a definer function, so
+-- row-level security holds it to the user its transaction names), and nothing else.
 DO $$
 DECLARE
     function record;
@@ -162,7 +174,8 @@ BEGIN
     FOR function IN
         SELECT p.oid::regprocedure AS name
         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-        WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%' AND p.prosecdef
+        WHERE n.nspname = 'public' AND p.proname LIKE 'sleepledger\_%'
+          AND (p.prosecdef OR p.proname = 'sleepledger_own_token')
     LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO sleepledger_server', function.name);
     END LOOP;
@@ -219,12 +232,22 @@ END
 $$;
 
 -- Row-level security on every user-data table (see the top of this file). Only what is
--- missing is changed: ALTER TABLE and CREATE POLICY take strong locks, and this script
--- runs on every start of a writing tool on the embedded default.
+-- missing or different is changed: ALTER TABLE, CREATE POLICY and ALTER POLICY take strong
+-- locks, and this script runs on every start of a writing tool on the embedded default.
+--
+-- The server's policy compares the key with the setting directly, with no sub-select
+-- (Citus refuses policies with sub-queries on distributed tables). It is still an index
+-- condition: current_setting is STABLE, so an index scan evaluates it once, at its start,
+-- and the user_id indexes serve it. A policy written by an older roles.sql (with
+-- `(SELECT nullif(...)::bigint)`) or otherwise different is changed in place (ALTER
+-- POLICY), so a database made before upgrades on the next run. The expressions are
+-- compared as PostgreSQL 15 prints them back (pg_policies.qual and with_check).
 DO $$
 DECLARE
     relation record;
-    current_user_id constant text := '(SELECT nullif(current_setting(''sleepledger.user_id'', true), '''')::bigint)';
+    current_user_id constant text := 'nullif(current_setting(''sleepledger.user_id'', true), '''')::bigint';
+    printed text;
+    existing record;
 BEGIN
     FOR relation IN
         SELECT c.oid::regclass AS name, c.relname, c.relrowsecurity, c.relforcerowsecurity,
@@ -240,12 +263,20 @@ BEGIN
         IF NOT relation.relforcerowsecurity THEN
             EXECUTE format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', relation.name);
         END IF;
-        IF NOT EXISTS (
-            SELECT FROM pg_policies
-            WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_server_own_rows'
-        ) THEN
+        printed := format(
+            '(%I = (NULLIF(current_setting(''sleepledger.user_id''::text, true), ''''::text))::bigint)', relation.key);
+        SELECT qual, with_check, roles INTO existing
+        FROM pg_policies
+        WHERE schemaname = 'public' AND tablename = relation.relname AND policyname = 'sleepledger_server_own_rows';
+        IF NOT FOUND THEN
             EXECUTE format(
                 'CREATE POLICY sleepledger_server_own_rows ON %s TO sleepledger_server USING (%I = %s) WITH CHECK (%I = %s)',
+                relation.name, relation.key, current_user_id, relation.key, current_user_id);
+        ELSIF existing.qual IS DISTINCT FROM printed OR existing.with_check IS DISTINCT FROM printed
+            OR existing.roles IS DISTINCT FROM ARRAY['sleepledger_server']::name[]
+        THEN
+            EXECUTE format(
+                'ALTER POLICY sleepledger_server_own_rows ON %s TO sleepledger_server USING (%I = %s) WITH CHECK (%I = %s)',
                 relation.name, relation.key, current_user_id, relation.key, current_user_id);
         END IF;
         IF NOT EXISTS (

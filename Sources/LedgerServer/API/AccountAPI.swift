@@ -1,9 +1,10 @@
 import LedgerServices
+import SleepCore
 
 /// The caller's account (`/api/v1/me`): read it with its web sessions and tokens, change
 /// the zone and goals (the rollup runs at once), delete it with everything in it; end the
-/// caller's other web sessions (`/api/v1/me/sessions`). A `full` token or the session
-/// cookie.
+/// caller's other web sessions (`/api/v1/me/sessions`); download all of it as a zip
+/// (`/api/v1/me/export`). A `full` token or the session cookie.
 enum AccountAPI {
     static let routes: [Route] = [
         Route("GET", "/api/v1/me", access: .token(.full)) { context in
@@ -18,6 +19,10 @@ enum AccountAPI {
             let account = try context.account()
             let host = context.server.configuration.hostName
             return try JSONBody.plan(context) { body in try delete(body, account, host: host) }
+        },
+        // Heavy new work: a stopping server turns it away (503), as it does uploads.
+        Route("GET", "/api/v1/me/export", access: .token(.full), isNewWork: true) { context in
+            .respond(try export(context))
         },
         Route("DELETE", "/api/v1/me/sessions", access: .token(.full)) { context in
             struct Ended: Encodable {
@@ -106,5 +111,41 @@ enum AccountAPI {
                         handle: deleted.handle, cancelledImports: deleted.cancelledImports,
                         removedSpoolFiles: deleted.removedSpoolFiles)))
         }
+    }
+
+    /// `GET /api/v1/me/export`: the zip of all the caller's data (``DataExport``), streamed
+    /// as it is read (``StreamedBody``), at most one per person and
+    /// ``ServerConfiguration/maximumConcurrentExports`` at once (429 beyond). A refusal
+    /// found before the first bytes (no such account) is answered as an error; a failure
+    /// after them ends the download incomplete, and is logged.
+    static func export(_ context: RequestContext) throws -> HTTPResponse {
+        _ = try context.query([])
+        let userID = try context.requireCaller().userID
+        let server = context.server
+        let now = server.now()
+        let headers: [HTTPResponse.Header] = [
+            .init("Content-Type", "application/zip"),
+            .init(
+                "Content-Disposition",
+                "attachment; filename=\"\(DataExport.fileName(on: LocalDate(daysSinceEpoch: Int(now / 86_400))))\""),
+        ]
+        // A HEAD asks for the headers only: nothing is read.
+        guard context.request.method == "GET" else { return HTTPResponse(status: 200, headers: headers) }
+        let admission = try server.exports.admit(userID: userID)
+        let (pool, log) = (server.pool, server.log)
+        let body = StreamedBody(
+            onFailure: { error in
+                log(
+                    "export of user \(userID) ended incomplete: \(MessageText.escaped(ServiceError(error).description))"
+                )
+            },
+            produce: { write in
+                defer { admission.end() }
+                _ = try AccountService(sessions: pool, userID: userID).export(now: now, to: write)
+            })
+        try body.awaitStart()
+        var response = HTTPResponse(status: 200, headers: headers)
+        response.stream = body
+        return response
     }
 }

@@ -7,7 +7,7 @@ enum ImportsAPI {
         Route("GET", "/api/v1/imports", access: .token(.ingest)) { context in
             struct Listing: Encodable { var imports: [ImportDocument] }
             let uploads = try context.server.uploads.uploads(userID: try context.requireCaller().userID)
-            return .respond(.json(Listing(imports: uploads.compactMap(ImportDocument.init))))
+            return .respond(.json(Listing(imports: uploads.compactMap { ImportDocument($0) })))
         },
         Route("POST", "/api/v1/imports", access: .token(.ingest), isNewWork: true) { context in
             try UploadHandling.plan(context, policy: .exports(context.server.configuration))

@@ -17,6 +17,8 @@ final class ServerEnvironment: Sendable {
     let replica: ReplicaReads?
     /// Uploads from admission to the queue, and a person's imports.
     let uploads: UploadService
+    /// The data exports being written (``ServerConfiguration/maximumConcurrentExports``).
+    let exports: ExportsInFlight
     /// The current time, epoch seconds.
     let now: @Sendable () -> Int64
     /// Waits the given seconds (a slowed sign-in); injected so that tests need not wait.
@@ -47,6 +49,7 @@ final class ServerEnvironment: Sendable {
         self.pause = pause ?? { seconds in usleep(UInt32(min(seconds, 60) * 1_000_000)) }
         passwordHashing = PasswordHashing(maximumConcurrent: configuration.maximumConcurrentPasswordHashes)
         signInThrottle = SignInThrottle(limits: configuration.signInLimits)
+        exports = ExportsInFlight(maximum: configuration.maximumConcurrentExports)
         uploads = UploadService(
             sessions: pool, spool: configuration.spool, minimumFreeBytes: configuration.minimumFreeSpoolBytes,
             onQueued: onQueued)

@@ -1,11 +1,11 @@
-import LedgerServices
-import LedgerStore
 import SleepReports
 
 /// One import as the API shows it (`GET /api/v1/imports/{id}`): the queued upload and,
 /// once it ran, the counts and diagnostics of the import it produced (an ``ImportView``).
-struct ImportDocument: Encodable {
-    struct Counts: Encodable {
+/// A person's data export lists every import so, command-line ones included.
+public struct ImportDocument: Encodable, Sendable {
+    /// What the importer counted.
+    public struct Counts: Encodable, Sendable {
         var read: Int64
         var inserted: Int64
         var duplicate: Int64
@@ -37,10 +37,11 @@ struct ImportDocument: Encodable {
         case finishedAt = "finished_at"
     }
 
-    /// The document of an upload's view; its `id` is the person's import number (an import
-    /// made with `sleepledger import` is not the API's).
-    init?(_ view: ImportView) {
-        guard view.origin == .upload, let number = view.number else { return nil }
+    /// The document of an upload's view (with `includingCommandLine`, of an import made
+    /// with `sleepledger import` too, which the API does not list); its `id` is the person's
+    /// import number. `nil` for a view without a number or not of an upload.
+    public init?(_ view: ImportView, includingCommandLine: Bool = false) {
+        guard view.origin == .upload || includingCommandLine, let number = view.number else { return nil }
         id = number
         state = view.state.rawValue
         fileName = view.fileName
