@@ -187,7 +187,8 @@ public final class SessionPool: SessionSource, @unchecked Sendable {
             dropped.append(session)
             count -= 1
         }
-        condition.broadcast()
+        // One session came back; after a loss, room for every one that was dropped.
+        if dropped.count > 1 { condition.broadcast() } else { condition.signal() }
         condition.unlock()
         for session in dropped { session.close() }
     }

@@ -10,16 +10,24 @@ protocol Middleware: Sendable {
 /// The server's middleware, outermost first: personal answers kept out of caches, errors
 /// rendered for their audience, a read that lost the database tried once more, new work
 /// turned away while the server stops, the caller authenticated, CSRF checked for callers
-/// signed in by cookie, and a person's reads sent to the replica when there is one.
+/// signed in by cookie, and, only when there is a replica, a person's reads sent there.
 enum MiddlewareChain {
     /// The chain every route passes.
     static let standard: [any Middleware] = [
         PersonalAnswers(), ErrorRendering(), ReadRetry(), StopGate(), Authentication(), CSRFProtection(),
-        ReplicaRouting(),
     ]
 
+    /// The chain with a replica (`SLEEPLEDGER_READ_DATABASE_URL`): the standard one, then
+    /// ``ReplicaRouting``. Without one the requests pass one step fewer.
+    static let withReplica: [any Middleware] = standard + [ReplicaRouting()]
+
+    /// `context` through the chain its server uses, then its route's handler.
+    static func run(_ context: RequestContext) throws -> RequestPlan {
+        try run(context, through: context.server.replica == nil ? standard[...] : withReplica[...])
+    }
+
     /// `context` through `chain`, then its route's handler.
-    static func run(_ context: RequestContext, through chain: ArraySlice<any Middleware> = standard[...]) throws
+    static func run(_ context: RequestContext, through chain: ArraySlice<any Middleware>) throws
         -> RequestPlan
     {
         guard let first = chain.first else { return try context.route.handler(context) }
@@ -54,7 +62,7 @@ struct ReadRetry: Middleware {
     }
 }
 
-/// With a replica (`SLEEPLEDGER_READ_DATABASE_URL`): a route that reads from one
+/// With a replica (`SLEEPLEDGER_READ_DATABASE_URL`, ``MiddlewareChain/withReplica``): a route that reads from one
 /// (``Route/readsFromReplica``) reads there once the replica has replayed what its caller
 /// last saw on the primary, waiting at most 200 ms, else on the primary
 /// (``LedgerServices/ReplicaReads/isCaughtUp(userID:)``); after any other request of a
