@@ -126,8 +126,9 @@ paf_switchover() {
   primary="$(as_service pg_autoctl show state --pgdata "$paf/monitor" --json 2>/dev/null | python3 -c '
 import json, sys
 print(" ".join(n["nodename"] for n in json.load(sys.stdin) if n["current_group_state"] == "primary"))')"
-  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default --group 0 --wait 0 \
-    >> "$paf/switchover.log" 2>&1 || true
+  # In the background: pg_autoctl 2.0 waits (up to 90 s) whatever --wait says.
+  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default --group 0 \
+    >> "$paf/switchover.log" 2>&1 &
   (
     sleep 8
     local postmaster
