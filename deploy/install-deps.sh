@@ -7,6 +7,8 @@ set -euo pipefail
 
 packages=(
   libpq-dev postgresql        # PostgreSQL client library and server (embedded default, tests)
+  postgresql-15-auto-failover # pg_auto_failover's extension (deploy/ha/, deploy/ha-test.sh)
+  pg-auto-failover-cli        # its pg_autoctl: a monitor, a primary and a secondary with failover
   libarchive-dev              # zip reading (importer)
   libssl-dev                  # SHA-256 and secure random (libcrypto)
   libmicrohttpd-dev           # the upload server's HTTP

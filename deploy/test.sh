@@ -64,3 +64,10 @@ SLEEPLEDGER_BIN=.build/debug deploy/abuse-test.sh
 # restores to a time and to the latest WAL, a crash during uploads, bad input; on a durable
 # private cluster of their own; at most 5 minutes.
 SLEEPLEDGER_BIN=.build/debug deploy/backup-drill.sh
+
+# Then the failover and replica tests (docs/reliability.md, "Failover" and "Reads from a
+# replica"): a pg_auto_failover formation on loopback, the server and a worker through its
+# multi-host URL, switchovers and a killed primary under load (at most 6 minutes); a
+# streaming replica serving reads with read-your-writes (at most 2 minutes).
+SLEEPLEDGER_BIN=.build/debug deploy/ha-test.sh
+SLEEPLEDGER_BIN=.build/debug deploy/replica-test.sh

@@ -62,7 +62,9 @@ enum ServeCommand {
         SLEEPLEDGER_PUBLIC_URL, SLEEPLEDGER_TRUSTED_PROXY, SLEEPLEDGER_SPOOL,
         SLEEPLEDGER_TLS_CERT, SLEEPLEDGER_TLS_KEY, SLEEPLEDGER_METRICS_LISTEN (flags win).
         The server connects as the sleepledger_server role: SLEEPLEDGER_SERVER_DATABASE_URL,
-        else the configured database with that user. See docs/http-api.md.
+        else the configured database with that user. SLEEPLEDGER_READ_DATABASE_URL, when
+        set, is a replica (as that role) for the reads of a person's results, once it has
+        replayed their last write. See docs/http-api.md and docs/operations.md.
         """
 
     static let options: Set<String> = [
@@ -85,6 +87,7 @@ enum ServeCommand {
         let server = SleepLedgerServer(
             configuration: configuration, database: database,
             serverURL: environment["SLEEPLEDGER_SERVER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            readURL: environment["SLEEPLEDGER_READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
             importOptions: ImportService.Options(reader: reader, lockWaitSeconds: settings.importLockWaitSeconds),
             version: SleepLedgerVersion.current, log: { line in console.note(Self.stamp() + " " + line) })
         let port = try server.start()

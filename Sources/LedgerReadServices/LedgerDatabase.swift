@@ -154,12 +154,20 @@ public struct LedgerDatabase: Sendable, CustomStringConvertible {
     /// The connection string for `role`: `explicitURL` verbatim when given, else the
     /// configured database with its user replaced by `role` (the embedded cluster only
     /// while it runs).
+    ///
+    /// For the read-only role, a `target_session_attrs=read-write` of the configured
+    /// database becomes `primary`: the same server of a multi-host list, without libpq's
+    /// check of `transaction_read_only`, which that role's sessions always fail.
     private func conninfo(as role: String, explicitURL: String?) throws -> String {
         if let explicitURL, !explicitURL.isEmpty { return explicitURL }
         switch configuration.source {
         case .url(let url):
             do {
-                return try ConnectionString.settingParameter("user", to: role, in: url)
+                let rewritten = try ConnectionString.settingParameter("user", to: role, in: url)
+                guard role == DatabaseRoles.readOnly,
+                    ConnectionString.parameter("target_session_attrs", in: rewritten) == "read-write"
+                else { return rewritten }
+                return try ConnectionString.settingParameter("target_session_attrs", to: "primary", in: rewritten)
             } catch let error as PostgresError {
                 // A configuration the person must fix, not a bug; the message is log-safe.
                 throw ServiceError(

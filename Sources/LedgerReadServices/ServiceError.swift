@@ -53,12 +53,18 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
     public var message: String
     /// Everything the lower layer knew, values included; only for an operator who asked.
     public var debugDetail: String?
+    /// Whether the database connection was lost or reached a server that cannot take the
+    /// work now (a failover: ``PostgresClient/PostgresError/isServerLost``); always
+    /// ``Kind/unavailable``. The session is dropped; an idempotent call may be tried again
+    /// once on a new one.
+    public var isDatabaseLost: Bool
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String, debugDetail: String? = nil) {
+    public init(_ kind: Kind, _ message: String, debugDetail: String? = nil, isDatabaseLost: Bool = false) {
         self.kind = kind
         self.message = message
         self.debugDetail = debugDetail
+        self.isDatabaseLost = isDatabaseLost
     }
 
     /// Classifies an error from any layer below.
@@ -67,6 +73,10 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
         case let error as ServiceError:
             self = error
         case let error as PostgresError:
+            if error.isServerLost {
+                self.init(.unavailable, error.description, debugDetail: error.debugDescription, isDatabaseLost: true)
+                return
+            }
             let kind: Kind
             switch error.kind {
             // lock_not_available: a lock wait ran out (lock_timeout, NOWAIT).
@@ -77,6 +87,8 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable, Equatable 
             default: kind = .internalFailure
             }
             self.init(kind, error.description, debugDetail: error.debugDescription)
+        case let error as StoreError where PostgresError.isServerLost(sqlState: error.sqlState):
+            self.init(.unavailable, error.description, debugDetail: error.debugDetail, isDatabaseLost: true)
         case let error as StoreError:
             let kind: Kind
             switch error.kind {

@@ -141,14 +141,20 @@ public final class ImportWorkers: @unchecked Sendable {
             condition.unlock()
         }
         do {
-            let next = try sessions.withSession { session in
+            // A job whose session was lost to a failover runs once more on a new one,
+            // under the same claim (imported once: ImportQueue.runNext's resuming).
+            var claim: ImportJobStore.Claim?
+            let next = try sessions.withRetriedSession { session in
                 try ImportQueue(session: session, host: host).runNext(
                     anyHost: isSpoolShared, options: options,
                     lease: ImportQueue.Lease(seconds: leaseSeconds, sessions: sessions, log: log),
-                    rollingUpWith: database,
+                    rollingUpWith: database, resuming: claim, claimed: { claim = $0 },
                     now: { Int64(Date().timeIntervalSince1970) })
             }
-            guard let run = next else { return nil }
+            guard var run = next else { return nil }
+            if let failure = run.rollupFailure, failure.isDatabaseLost {
+                run = rollUpAgain(run)
+            }
             let job = run.job
             let elapsed = (ContinuousClock.now - started).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -163,7 +169,37 @@ public final class ImportWorkers: @unchecked Sendable {
             return job
         } catch {
             log("import worker: \(error)")
+            if SessionPool.isLost(error) { backOff() }
             return nil
         }
+    }
+
+    /// `run` after its rollup, lost to a failover, ran once more on a new session (a
+    /// rollup is idempotent); a rollup lost again is left to the nightly run.
+    private func rollUpAgain(_ run: ImportQueue.Run) -> ImportQueue.Run {
+        var run = run
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try sessions.withRetriedSession { session in
+                try RollupService(database: database, settings: RollupSettings(userID: run.job.userID)).rollUp(
+                    userID: run.job.userID, on: session, now: Int64(Date().timeIntervalSince1970))
+            }
+            run.rollupFailure = nil
+        } catch {
+            run.rollupFailure = ServiceError(error)
+        }
+        let elapsed = (clock.now - started).components
+        run.rollupSeconds = (run.rollupSeconds ?? 0) + Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return run
+    }
+
+    /// After the database was lost and could not be reached again: a pause before the
+    /// next look at the queue (the poll interval), so the workers do not spin while a
+    /// failover runs.
+    private func backOff() {
+        condition.lock()
+        if !isStopping { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.pollSeconds)) }
+        condition.unlock()
     }
 }

@@ -79,4 +79,9 @@ public struct MetricFamily: Sendable, Hashable {
     public static func gauge(_ name: String, help: String, _ value: Double) -> MetricFamily {
         MetricFamily(name: name, help: help, kind: .gauge, series: [Series(value: .number(value))])
     }
+
+    /// A counter with one unlabelled value (its name ends in `_total`).
+    public static func counter(_ name: String, help: String, _ value: Double) -> MetricFamily {
+        MetricFamily(name: name, help: help, kind: .counter, series: [Series(value: .number(value))])
+    }
 }

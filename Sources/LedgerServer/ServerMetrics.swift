@@ -75,6 +75,16 @@ public final class ServerMetrics: Sendable {
         public var busyWorkers: Int
         /// WAL archiving and the last backups; `nil` when not read.
         public var backups: BackupHealth?
+        /// Calls of this process that found the database lost (a failover), each dropping
+        /// the sessions to that server.
+        public var databaseSessionsLost = 0
+        /// Calls tried again after a lost database that connected again.
+        public var databaseReconnects = 0
+        /// The replica's lag in seconds (``LedgerServices/ReplicaReads/lagSeconds()``);
+        /// `nil` without a replica or when it could not be asked.
+        public var replicaLagSeconds: Double?
+        /// Whether a replica is configured (`SLEEPLEDGER_READ_DATABASE_URL`).
+        public var hasReplica = false
 
         /// Creates the live values.
         public init(
@@ -190,6 +200,14 @@ public final class ServerMetrics: Sendable {
             .gauge(
                 "sleepledger_http_connections_open", help: "Connections open on the main listener now",
                 Double(live.openConnections)),
+            .counter(
+                "sleepledger_database_sessions_lost_total",
+                help: "Calls that found the database lost (a failover: a broken connection, SQLSTATE 08xxx, "
+                    + "57P01-57P03 or 25006), each dropping the sessions to that server",
+                Double(live.databaseSessionsLost)),
+            .counter(
+                "sleepledger_database_reconnects_total",
+                help: "Calls tried again after a lost database that connected again", Double(live.databaseReconnects)),
             .gauge("sleepledger_import_workers", help: "Import worker threads of this process", Double(live.workers)),
             .gauge(
                 "sleepledger_import_workers_busy", help: "Import worker threads importing (or claiming) a job now",
@@ -201,6 +219,20 @@ public final class ServerMetrics: Sendable {
                 "sleepledger_start_time_seconds", help: "When the server process started, seconds since the epoch",
                 startTime),
         ]
+        if live.hasReplica {
+            families.append(
+                .gauge(
+                    "sleepledger_replica_up", help: "1 when this scrape could ask the read replica for its lag",
+                    live.replicaLagSeconds == nil ? 0 : 1))
+            if let lag = live.replicaLagSeconds {
+                families.append(
+                    .gauge(
+                        "sleepledger_replica_lag_seconds",
+                        help: "Replication lag of the read replica seen from the server: 0 when it has replayed all "
+                            + "it received, else seconds since the last transaction it replayed committed",
+                        lag))
+            }
+        }
         return families
     }
 

@@ -12,18 +12,20 @@ public final class ServerRoutes: Sendable {
     private let router = Router(routes: ServerRoutes.table)
 
     /// Routes over `pool` (sessions of `database` as the server's role), with the clock
-    /// `now`; `onQueued` wakes the workers after an upload was queued; `isStopping` turns
-    /// new work away with 503; `pause` waits before a slowed sign-in; `log` takes the
-    /// detail of failures that are the server's own.
+    /// `now`; `replica`, when given, takes the reads of the routes that read from one
+    /// (``Route/readsFromReplica``); `onQueued` wakes the workers after an upload was
+    /// queued; `isStopping` turns new work away with 503; `pause` waits before a slowed
+    /// sign-in; `log` takes the detail of failures that are the server's own.
     public init(
-        configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool,
+        configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool, replica: ReplicaReads? = nil,
         now: @escaping @Sendable () -> Int64, onQueued: @escaping @Sendable () -> Void = {},
         isStopping: @escaping @Sendable () -> Bool = { false }, pause: (@Sendable (Double) -> Void)? = nil,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
         server = ServerEnvironment(
-            configuration: configuration, database: database, pool: pool, now: now, onQueued: onQueued,
+            configuration: configuration, database: database, pool: pool, replica: replica, now: now,
+            onQueued: onQueued,
             isStopping: isStopping, pause: pause, log: log)
     }
 

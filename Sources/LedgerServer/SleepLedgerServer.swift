@@ -12,6 +12,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let database: LedgerDatabase
     private let serverURL: String?
+    private let readURL: String?
     private let importOptions: ImportService.Options
     private let log: @Sendable (String) -> Void
     private let stopping = NSLock()
@@ -19,6 +20,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
     private var http: MicroHTTPDServer?
     private var metricsHTTP: MicroHTTPDServer?
     private var pool: SessionPool?
+    private var replica: ReplicaReads?
     private var workers: ImportWorkers?
     private var routes: ServerRoutes?
 
@@ -32,16 +34,18 @@ public final class SleepLedgerServer: @unchecked Sendable {
     public var publicURL: String { routes?.publicURL ?? configuration.effectivePublicURL }
 
     /// A server over `database`, connecting as the server's role (`serverURL` verbatim
-    /// when given), importing with `importOptions`, writing its log lines to `log`;
-    /// `version` is the release its metrics report.
+    /// when given; `readURL`, when given, a replica for the reads of a person's results),
+    /// importing with `importOptions`, writing its log lines to `log`; `version` is the
+    /// release its metrics report.
     public init(
-        configuration: ServerConfiguration, database: LedgerDatabase, serverURL: String?,
+        configuration: ServerConfiguration, database: LedgerDatabase, serverURL: String?, readURL: String? = nil,
         importOptions: ImportService.Options = .init(), version: String = "unknown",
         log: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
         self.database = database
         self.serverURL = serverURL
+        self.readURL = readURL
         self.importOptions = importOptions
         self.log = log
         metrics = ServerMetrics(version: version, startTime: Date().timeIntervalSince1970)
@@ -79,6 +83,14 @@ public final class SleepLedgerServer: @unchecked Sendable {
         raiseOpenFileLimit()
         let pool = SessionPool(capacity: configuration.databaseSessions, open: openSession)
         self.pool = pool
+        if let readURL {
+            // Fails now, with the reason, when the replica or the role is not there.
+            try database.openAsServer(serverURL: readURL).close()
+            replica = ReplicaReads(
+                sessions: SessionPool(capacity: configuration.databaseSessions) {
+                    try database.openAsServer(serverURL: readURL)
+                })
+        }
         let log = log
         let metrics = metrics
         let workers = ImportWorkers(
@@ -86,7 +98,7 @@ public final class SleepLedgerServer: @unchecked Sendable {
             options: importOptions, database: database, sessions: pool, metrics: metrics, log: log)
         self.workers = workers
         let routes = ServerRoutes(
-            configuration: configuration, database: database, pool: pool,
+            configuration: configuration, database: database, pool: pool, replica: replica,
             now: { Int64(Date().timeIntervalSince1970) }, onQueued: { workers.wake() },
             isStopping: { [weak self] in self?.stoppingNow ?? true }, log: log)
         self.routes = routes
@@ -138,12 +150,18 @@ public final class SleepLedgerServer: @unchecked Sendable {
     func scrape() -> [MetricFamily] {
         let queue = try? routes?.server.uploads.statistics(timeout: 2)
         let usage = pool?.usage ?? (open: 0, inUse: 0)
-        return metrics.families(
-            live: ServerMetrics.Live(
-                queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
-                requestsInFlight: http?.requestsInFlight ?? 0, openConnections: http?.openConnections ?? 0,
-                workers: workers?.threadCount ?? 0,
-                busyWorkers: workers?.busyCount ?? 0, backups: database.backupHealth()))
+        var live = ServerMetrics.Live(
+            queue: queue, poolInUse: usage.inUse, poolOpen: usage.open, poolCapacity: pool?.capacity ?? 0,
+            requestsInFlight: http?.requestsInFlight ?? 0, openConnections: http?.openConnections ?? 0,
+            workers: workers?.threadCount ?? 0,
+            busyWorkers: workers?.busyCount ?? 0)
+        let losses = [pool, replica?.sessions].compactMap { $0?.losses }
+        live.databaseSessionsLost = losses.reduce(0) { $0 + $1.lost }
+        live.databaseReconnects = losses.reduce(0) { $0 + $1.reconnected }
+        live.hasReplica = replica != nil
+        live.replicaLagSeconds = replica?.lagSeconds()
+        live.backups = database.backupHealth()
+        return metrics.families(live: live)
     }
 
     private var stoppingNow: Bool {
@@ -168,5 +186,6 @@ public final class SleepLedgerServer: @unchecked Sendable {
         workers?.stop(waitingUpTo: deadline)
         metricsHTTP?.stop()
         pool?.close()
+        replica?.sessions.close()
     }
 }

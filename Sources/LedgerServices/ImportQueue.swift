@@ -236,11 +236,17 @@ public struct ImportQueue {
     /// is done, the person's rollup on the same session
     /// (``RollupService/rollUp(userID:on:now:)`` with `database`'s settings), so their
     /// summary is fresh seconds after the upload.
+    ///
+    /// `resuming` and `claimed` are those of ``runNext(anyHost:options:lease:resuming:claimed:)``.
     public func runNext(
         anyHost: Bool, options: ImportService.Options, lease: Lease = .init(), rollingUpWith database: LedgerDatabase,
+        resuming: ImportJobStore.Claim? = nil, claimed: (ImportJobStore.Claim) -> Void = { _ in },
         now: @Sendable () -> Int64
     ) throws(ServiceError) -> Run? {
-        guard let job = try runNext(anyHost: anyHost, options: options, lease: lease) else { return nil }
+        guard
+            let job = try runNext(
+                anyHost: anyHost, options: options, lease: lease, resuming: resuming, claimed: claimed)
+        else { return nil }
         var run = Run(job: job)
         guard job.state == .done else { return run }
         let clock = ContinuousClock()
@@ -260,14 +266,37 @@ public struct ImportQueue {
     /// transaction (only while the claim is still this worker's: otherwise the import is
     /// rolled back and the job is left to the worker that claimed it since) and removes the
     /// spooled file. Returns the job as it is afterwards, or `nil` when nothing waits.
+    ///
+    /// `claimed` hears of the claim as soon as it is made. When the database is lost while
+    /// the job imports (a failover: ``ServiceError/isDatabaseLost``), the import's
+    /// transaction is gone and nothing about it is recorded; a worker may then call again
+    /// on a new session `resuming` that claim: its lease is renewed first, and only while
+    /// the claim is still this worker's and the job still running (its first run's commit
+    /// did not land before the loss) is the job imported again, so it is imported once.
     public func runNext(
-        anyHost: Bool, options: ImportService.Options, lease: Lease = .init()
+        anyHost: Bool, options: ImportService.Options, lease: Lease = .init(),
+        resuming: ImportJobStore.Claim? = nil, claimed: (ImportJobStore.Claim) -> Void = { _ in }
     ) throws(ServiceError) -> ImportJobStore.Job? {
-        guard
-            let claim = try ServiceError.wrapping({
-                try store.claim(host: host, anyHost: anyHost, leaseSeconds: lease.seconds)
-            })
-        else { return nil }
+        let claim: ImportJobStore.Claim
+        if let resuming {
+            let stillOurs = try ServiceError.wrapping {
+                try session.asUser(resuming.userID) { try store.renew(resuming, leaseSeconds: lease.seconds) }
+            }
+            guard stillOurs else {
+                return try ServiceError.wrapping {
+                    try session.asUser(resuming.userID) { try store.job(userID: resuming.userID, id: resuming.id) }
+                }
+            }
+            claim = resuming
+        } else {
+            guard
+                let fresh = try ServiceError.wrapping({
+                    try store.claim(host: host, anyHost: anyHost, leaseSeconds: lease.seconds)
+                })
+            else { return nil }
+            claim = fresh
+        }
+        claimed(claim)
         let renewal = lease.sessions.map { sessions in
             Self.renewal(of: claim, lease: lease, sessions: sessions)
         }
@@ -339,6 +368,9 @@ public struct ImportQueue {
             throw lost
         } catch {
             let failure = ServiceError(error)
+            // The database is gone (a failover): nothing can be recorded; the worker runs
+            // the job again on a new session, or the next claims it when the lease lapses.
+            if failure.isDatabaseLost || !session.connection.isOpen { throw failure }
             if failure.kind == .busy {
                 // Another import of this user (the CLI's, another server's) holds
                 // the user's import lock: try again later, as if never started.

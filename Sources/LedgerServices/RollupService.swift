@@ -148,47 +148,85 @@ public struct RollupService: Sendable {
             }
             guard let index else { return }
             let candidate = pending[index]
-            do {
-                if connection == nil || connection?.isOpen != true {
+            var attempts = 0
+            while true {
+                attempts += 1
+                do {
+                    try rollUp(
+                        candidate, connection: &connection, writesThroughStaging: &writesThroughStaging,
+                        progress: progress, now: now)
+                } catch  where attempts == 1 && (SessionPool.isLost(error) || connection?.isOpen == false) {
+                    // The database was lost (a failover): connect again and do this user once more.
                     connection?.close()
-                    let fresh = try database.connect()
-                    // The results are derived data and the user's marks are cleared in the
-                    // same transaction: if a server crash loses a commit that was not
-                    // flushed yet, the marks come back with it and the next run redoes
-                    // the user. So the workers' commits do not wait for a flush.
-                    try fresh.execute("SET synchronous_commit = off", name: "rollup.asyncCommit")
-                    writesThroughStaging = try NightStore.isHeldToRowSecurity(fresh)
-                    connection = fresh
+                    connection = nil
+                    Self.pauseBeforeReconnecting()
+                    continue
+                } catch {
+                    recordFailure(error, of: candidate, on: connection, progress: progress, now: now)
                 }
-                guard let live = connection else { continue }
-                let outcome = try rollUp(candidate, on: live, now: now, writesThroughStaging: writesThroughStaging)
-                progress.report.withLock { report in
-                    switch outcome {
-                    case .skipped: report.usersSkipped += 1
-                    case .upToDate: report.usersUpToDate += 1
-                    case .done(let fully, let incrementally, let nights, let naps, let summaries, let samples):
-                        report.usersDone += 1
-                        if fully { report.usersRebuiltFully += 1 }
-                        if incrementally { report.usersRebuiltIncrementally += 1 }
-                        report.nightsWritten += nights
-                        report.napsWritten += naps
-                        report.summariesWritten += summaries
-                        report.samplesRead += samples
-                    }
-                }
-            } catch {
-                // Every layer's errors describe themselves log-safely.
-                let message = "\(error)"
-                if let connection, connection.isOpen {
-                    RollupStateStore(connection: connection).recordFailure(
-                        userID: candidate.userID, message: message, now: now)
-                }
-                progress.report.withLock { report in
-                    report.usersFailed += 1
-                    report.failures.append(
-                        RollupFailure(userID: candidate.userID, handle: candidate.handle, message: message))
-                }
+                break
             }
+        }
+    }
+
+    /// How long a worker waits before connecting again after losing the database: time
+    /// for a switchover (about 2 s) to finish.
+    static let reconnectPauseSeconds = 2.0
+
+    private static func pauseBeforeReconnecting() {
+        usleep(UInt32(reconnectPauseSeconds * 1_000_000))
+    }
+
+    /// Rolls `candidate` up on `connection` (connected first when there is none or it
+    /// broke) and adds the outcome to `progress`.
+    private func rollUp(
+        _ candidate: Candidate, connection: inout Connection?, writesThroughStaging: inout Bool,
+        progress: Progress, now: Int64
+    ) throws {
+        if connection == nil || connection?.isOpen != true {
+            connection?.close()
+            let fresh = try database.connect()
+            // The results are derived data and the user's marks are cleared in the
+            // same transaction: if a server crash loses a commit that was not
+            // flushed yet, the marks come back with it and the next run redoes
+            // the user. So the workers' commits do not wait for a flush.
+            try fresh.execute("SET synchronous_commit = off", name: "rollup.asyncCommit")
+            writesThroughStaging = try NightStore.isHeldToRowSecurity(fresh)
+            connection = fresh
+        }
+        guard let live = connection else { return }
+        let outcome = try rollUp(candidate, on: live, now: now, writesThroughStaging: writesThroughStaging)
+        progress.report.withLock { report in
+            switch outcome {
+            case .skipped: report.usersSkipped += 1
+            case .upToDate: report.usersUpToDate += 1
+            case .done(let fully, let incrementally, let nights, let naps, let summaries, let samples):
+                report.usersDone += 1
+                if fully { report.usersRebuiltFully += 1 }
+                if incrementally { report.usersRebuiltIncrementally += 1 }
+                report.nightsWritten += nights
+                report.napsWritten += naps
+                report.summariesWritten += summaries
+                report.samplesRead += samples
+            }
+        }
+    }
+
+    /// Records that `candidate` failed with `error`, in its rollup state (while the
+    /// connection is open) and in the run's report.
+    private func recordFailure(
+        _ error: any Error, of candidate: Candidate, on connection: Connection?, progress: Progress, now: Int64
+    ) {
+        // Every layer's errors describe themselves log-safely.
+        let message = "\(error)"
+        if let connection, connection.isOpen {
+            RollupStateStore(connection: connection).recordFailure(
+                userID: candidate.userID, message: message, now: now)
+        }
+        progress.report.withLock { report in
+            report.usersFailed += 1
+            report.failures.append(
+                RollupFailure(userID: candidate.userID, handle: candidate.handle, message: message))
         }
     }
 

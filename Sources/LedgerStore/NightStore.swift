@@ -115,9 +115,12 @@ public struct NightStore {
     /// by way of a temporary table of the same columns. PostgreSQL refuses `COPY FROM`
     /// into a table under row-level security for any role held to it, which
     /// `sleepledger_app` and `sleepledger_owner` are (the tables' security is forced), so
-    /// the rows are then copied into the session's temporary `<table>_staging` (no
-    /// security; emptied at every commit) and inserted from there in one statement, which
-    /// the policies check as any insert.
+    /// the rows are then copied into a temporary `<table>_staging` (no security; dropped
+    /// when the transaction ends) and inserted from there in one statement, which the
+    /// policies check as any insert. The session keeps no temporary table: dropping one
+    /// when the session ends is a commit, which on a primary with a synchronous standby
+    /// waits for it, and during a switchover (the standby being promoted) waits forever,
+    /// holding up the old primary's shutdown (docs/reliability.md, "Failover").
     private func copyRows(
         _ table: String, columns: String, _ rows: (CopyWriter) throws -> Void
     ) throws {
@@ -126,7 +129,7 @@ public struct NightStore {
             return
         }
         try connection.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS \(table)_staging (LIKE \(table)) ON COMMIT DELETE ROWS",
+            "CREATE TEMP TABLE IF NOT EXISTS \(table)_staging (LIKE \(table)) ON COMMIT DROP",
             name: "\(table).staging")
         try connection.copyIn(
             "COPY \(table)_staging (\(columns)) FROM STDIN", name: "\(table).copyStaged", rows)

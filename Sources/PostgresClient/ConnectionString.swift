@@ -69,6 +69,22 @@ public enum ConnectionString {
         return parts.joined(separator: " ")
     }
 
+    /// The value of `keyword` in a connection string or URL as libpq parses it; `nil` when
+    /// it is not set or the string does not parse.
+    public static func parameter(_ keyword: String, in conninfo: String) -> String? {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let options = PQconninfoParse(conninfo, &errorMessage)
+        if let errorMessage { PQfreemem(errorMessage) }
+        guard let options else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keywordPointer = option.pointee.keyword {
+            if String(cString: keywordPointer) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     /// Quotes a value for a libpq `key=value` connection string (single quotes, with `\`
     /// and `'` escaped).
     public static func conninfoValue(_ value: String) -> String {

@@ -73,6 +73,20 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         "08", "0A", "23", "25", "28", "3D", "3F", "40", "42", "53", "54", "55", "57", "58",
     ]
 
+    /// SQLSTATEs that say the server this connection reached is gone or is no longer the
+    /// primary: connection exceptions (class 08), `admin_shutdown`, `crash_shutdown` and
+    /// `cannot_connect_now` (57P01-57P03: a restart, a crash, a node still starting), and
+    /// `read_only_sql_transaction` (25006: a write reached a standby, as after a switchover).
+    public static func isServerLost(sqlState: String?) -> Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(sqlState)
+    }
+
+    /// Whether the connection is lost or reached a server that cannot take this work now
+    /// (``isServerLost(sqlState:)``, or a connection that could not be made or broke): a
+    /// reason to drop the session and connect again, never the request's fault.
+    public var isServerLost: Bool { kind == .connectionFailed || Self.isServerLost(sqlState: sqlState) }
+
     /// The primary message with every double-quoted part replaced by `"…"` when it comes
     /// from the server and its SQLSTATE class may quote data; otherwise as it is.
     public var logSafeMessage: String {

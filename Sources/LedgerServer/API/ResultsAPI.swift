@@ -7,19 +7,23 @@ import SleepReports
 enum ResultsAPI {
     static let routes: [Route] = [
         Route(
-            "GET", "/api/v1/summary", access: .token(.full), checksTokenItself: { storedSummaryHorizon($0) != nil },
+            "GET", "/api/v1/summary", access: .token(.full), readsFromReplica: true,
+            checksTokenItself: { storedSummaryHorizon($0) != nil },
             summaryRoute),
-        Route("GET", "/api/v1/nights", access: .token(.full)) { context in .respond(try nights(context)) },
-        Route("GET", "/api/v1/debt", access: .token(.full)) { context in
+        Route("GET", "/api/v1/nights", access: .token(.full), readsFromReplica: true) { context in
+            .respond(try nights(context))
+        },
+        Route("GET", "/api/v1/debt", access: .token(.full), readsFromReplica: true) { context in
             let (horizon, asOf) = try horizonAndDay(context)
             let view = try context.account().summary(horizon: horizon, asOf: asOf)
             return .respond(
                 try answer(view) { summary in .json(DebtSeries(summary: summary, handle: view.user.handle)) })
         },
-        Route("GET", "/api/v1/charts/duration.svg", access: .token(.full)) { context in
+        Route("GET", "/api/v1/charts/duration.svg", access: .token(.full), readsFromReplica: true) { context in
             .respond(try chart(.duration, context))
         },
-        Route("GET", "/api/v1/charts/debt.svg", access: .token(.full)) { context in .respond(try chart(.debt, context))
+        Route("GET", "/api/v1/charts/debt.svg", access: .token(.full), readsFromReplica: true) { context in
+            .respond(try chart(.debt, context))
         },
         Route("GET", "/api/v1/personal", access: .token(.full)) { context in .respond(try personal(context)) },
     ]

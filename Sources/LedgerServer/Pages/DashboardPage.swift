@@ -5,7 +5,7 @@ import WebPages
 /// horizon (weekly by default) with the nights of its window, or why there is none.
 enum DashboardPage {
     static let routes: [Route] = [
-        Route("GET", WebPaths.dashboard, access: .signedIn) { context in
+        Route("GET", WebPaths.dashboard, access: .signedIn, readsFromReplica: true) { context in
             let (query, notice) = try PageRendering.query(context, taking: ["horizon"])
             let horizon = try query.horizon(default: .weekly)
             let service = try context.account()

@@ -7,7 +7,7 @@ import WebPages
 /// in one snapshot, as a download.
 enum NightsPage {
     static let routes: [Route] = [
-        Route("GET", WebPaths.nights, access: .signedIn) { context in
+        Route("GET", WebPaths.nights, access: .signedIn, readsFromReplica: true) { context in
             let (query, _) = try PageRendering.query(context, taking: ["from", "to"])
             let (first, last) = (try query.date("from"), try query.date("to"))
             let page = try context.account().nights(from: first, through: last, now: context.server.now())
@@ -21,7 +21,7 @@ enum NightsPage {
             let view = NightsView.page(nights: page.nights, from: page.first, to: page.requestedLast, notice: notice)
             return .respond(PageRendering.personal(view, try context.requireVisitor(), handle: page.user.handle))
         },
-        Route("GET", WebPaths.nightsCSV, access: .signedIn) { context in
+        Route("GET", WebPaths.nightsCSV, access: .signedIn, readsFromReplica: true) { context in
             let (query, _) = try PageRendering.query(context, taking: ["from", "to"])
             let (first, last) = (try query.date("from"), try query.date("to"))
             let range = try context.account().allNights(from: first, through: last, now: context.server.now())

@@ -16,6 +16,10 @@ public struct RequestContext {
     public var caller: Caller? { found.withLock { $0 } }
     /// The server's services and settings.
     let server: ServerEnvironment
+    /// Where the caller's own data is read and written: the primary's pool, or the
+    /// replica's for a route that reads from one once the replica has caught up with the
+    /// caller (``ReplicaRouting``).
+    var sessions: SessionPool
     /// The caller once found, shared by every copy of the context, so that the middleware
     /// outside the authentication (the error rendering) sees who the request spoke for.
     private let found = Shared(nil as Caller?)
@@ -25,6 +29,7 @@ public struct RequestContext {
         self.route = route
         self.captures = captures
         self.server = server
+        sessions = server.pool
     }
 
     /// Records who the request speaks for.
@@ -48,7 +53,7 @@ public struct RequestContext {
 
     /// The caller's own data (``AccountService``: each call one transaction as them).
     func account() throws(ServiceError) -> AccountService {
-        AccountService(sessions: server.pool, userID: try requireCaller().userID)
+        AccountService(sessions: sessions, userID: try requireCaller().userID)
     }
 
     /// The query's parameters, refusing names outside `allowed`.

@@ -31,13 +31,17 @@ public struct Route: Sendable {
     /// as its read, for this request (the stored summary's hot path); the middleware then
     /// leaves the token to it.
     let checksTokenItself: @Sendable (HTTPRequest) -> Bool
+    /// Whether the route only reads a person's results (summary, nights, debt, charts, the
+    /// dashboard and the nights pages), which may come from a replica
+    /// (``ReplicaRouting``); its caller is still found on the primary.
+    let readsFromReplica: Bool
     let handler: @Sendable (RequestContext) throws -> RequestPlan
     /// The template's segments, split once (every request is matched against them).
     let pattern: [Substring]
 
     init(
         _ method: String, _ template: String, access: Access, isNewWork: Bool = false,
-        checksTokenItself: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false },
+        readsFromReplica: Bool = false, checksTokenItself: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false },
         _ handler: @escaping @Sendable (RequestContext) throws -> RequestPlan
     ) {
         self.method = method
@@ -46,6 +50,7 @@ public struct Route: Sendable {
         self.isAPI = ServerRoutes.isAPI(path: template)
         self.isNewWork = isNewWork
         self.checksTokenItself = checksTokenItself
+        self.readsFromReplica = readsFromReplica
         self.handler = handler
         pattern = template.split(separator: "/")
     }

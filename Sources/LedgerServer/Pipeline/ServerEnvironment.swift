@@ -10,8 +10,11 @@ final class ServerEnvironment: Sendable {
     let configuration: ServerConfiguration
     /// Where the database is (the settings' rollup after a change of goals uses it).
     let database: LedgerDatabase
-    /// The sessions every service call borrows.
+    /// The sessions every service call borrows (the primary's).
     let pool: SessionPool
+    /// The replica that takes the reads of routes that read from one, with each person's
+    /// position to read their own writes; `nil` without `SLEEPLEDGER_READ_DATABASE_URL`.
+    let replica: ReplicaReads?
     /// Uploads from admission to the queue, and a person's imports.
     let uploads: UploadService
     /// The data exports being written (``ServerConfiguration/maximumConcurrentExports``).
@@ -31,7 +34,7 @@ final class ServerEnvironment: Sendable {
     private let publicURLValue: Mutex<String>
 
     init(
-        configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool,
+        configuration: ServerConfiguration, database: LedgerDatabase, pool: SessionPool, replica: ReplicaReads?,
         now: @escaping @Sendable () -> Int64, onQueued: @escaping @Sendable () -> Void,
         isStopping: @escaping @Sendable () -> Bool, pause: (@Sendable (Double) -> Void)?,
         log: @escaping @Sendable (String) -> Void
@@ -39,6 +42,7 @@ final class ServerEnvironment: Sendable {
         self.configuration = configuration
         self.database = database
         self.pool = pool
+        self.replica = replica
         self.now = now
         self.isStopping = isStopping
         self.log = log

@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# Failover test (issue 23, item 5; docs/reliability.md, "Failover"): a pg_auto_failover
+# formation on loopback (a monitor and two nodes, deploy/lib/pg-auto-failover.sh), the
+# server and a `sleepledger worker` connected through the formation's multi-host URL
+# (target_session_attrs=read-write, with a password in it that no log may show), and for
+# at least --seconds (default 120) five people uploading exports and pushing Health Auto
+# Export payloads while, in turn:
+#
+#   1. `pg_autoctl perform switchover` (node1 -> node2);
+#   2. the primary's PostgreSQL and its keeper killed with SIGKILL (node2: a dead host),
+#      until the monitor promotes node1;
+#   3. the killed node's keeper started again, until node2 is back as secondary;
+#   4. a second switchover, back to node2.
+#
+# Judged: every upload answered 202 is imported exactly once (one job done, one import)
+# and the spool ends empty; nothing acknowledged is lost (a clean single server importing
+# exactly the accepted files holds the same samples); the nightly rollup run after the
+# failover equals the one on that clean server (every stored summary and night); the gaps
+# of 5xx answers after each event are printed and bounded (writes stopped under 10 s after
+# a switchover, under 90 s after the kill with pg_auto_failover's default timeouts); the
+# server and the worker never needed a restart; no log shows the password.
+#
+#   deploy/ha-test.sh [--seconds N] [--keep]
+#
+# Uses the build deploy/test.sh made (SLEEPLEDGER_BIN, else a release build). Ports:
+# HA_TEST_PORT (default 56400) for the monitor, the next two for the nodes. Time bound:
+# 6 minutes on a loaded 2-core machine (about 4 measured). Exits 1 when a check fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=120
+keep=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --keep) keep=1; shift ;;
+    *) echo "usage: deploy/ha-test.sh [--seconds N] [--keep]" >&2; exit 64 ;;
+  esac
+done
+bound=360
+test_started="$(date +%s)"
+echo "ha-test: failover under load, at least $seconds s of load; bound $bound s"
+
+. deploy/lib/private-cluster.sh
+. deploy/lib/pg-auto-failover.sh
+release_binaries sleepledger sleepledger-admin make-export
+bin="$(cd "$bin" && pwd)"
+port="${HA_TEST_PORT:-56400}"
+
+work="$(mktemp -d /tmp/ha-test.XXXXXX)"
+chmod 0755 "$work"
+unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE SLEEPLEDGER_HOME \
+  SLEEPLEDGER_SERVER_DATABASE_URL SLEEPLEDGER_ADMIN_DATABASE_URL SLEEPLEDGER_READ_DATABASE_URL || true
+worker_pid=""
+finish() {
+  local status=$?
+  stop_server
+  [ -z "$worker_pid" ] || { kill "$worker_pid" 2>/dev/null || true; wait "$worker_pid" 2>/dev/null || true; }
+  paf_stop_all
+  SLEEPLEDGER_HOME="$work/clean" "$bin/sleepledger" db stop >/dev/null 2>&1 || true
+  if [ "$status" -eq 0 ] && [ "$keep" -eq 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
+}
+trap finish EXIT
+
+# The formation: a monitor, node1 (primary), node2 (synchronous secondary).
+paf_setup "$work/paf"
+paf_monitor "$port"
+paf_node node1 $((port + 1))
+paf_wait node1 single 60 || { paf_state; echo "node1 did not start" >&2; exit 1; }
+paf_node node2 $((port + 2))
+paf_wait node2 secondary 90 || { paf_state; echo "node2 did not become secondary" >&2; exit 1; }
+echo "formation up after $(( $(date +%s) - test_started )) s:"
+paf_state
+
+# The application's URL: the formation's hosts, read-write, as the superuser with a
+# password (trust ignores it; no log may show it).
+password="ha-secret-$RANDOM$RANDOM"
+export DATABASE_URL="postgresql://$paf_service_user:$password@127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))/sleepledger?target_session_attrs=read-write&connect_timeout=5"
+"$bin/sleepledger" migrate > "$work/migrate.log"
+
+users=5
+handles=()
+: > "$work/people.txt"
+for user in $(seq 1 "$users"); do
+  handle="ha$user"
+  handles+=("$handle")
+  "$bin/sleepledger" user add "$handle" --time-zone Europe/Berlin >/dev/null
+  token="$("$bin/sleepledger" token create --user "$handle" --name ha --scope full 2>/dev/null |
+    grep -o 'sl_[A-Za-z0-9_-]*' | head -1)"
+  echo "$handle $token" >> "$work/people.txt"
+  for n in 1 2; do
+    "$bin/make-export" --size 400KB --seed $((user * 10 + n)) --format zip --output "$work/export-$handle-$n.zip" \
+      >/dev/null
+  done
+done
+
+mkdir -p "$work/spool"
+"$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 --spool "$work/spool" --workers 1 \
+  --max-per-client 64 2> "$work/server.log" &
+server_pid=$!
+"$bin/sleepledger" worker --workers 1 2> "$work/worker.log" &
+worker_pid=$!
+http_port=""
+for _ in $(seq 1 600); do
+  http_port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
+  [ -n "$http_port" ] && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$http_port" ] || { cat "$work/server.log" >&2; exit 1; }
+metrics_port="$(sed -n 's/.*metrics on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
+echo "server pid $server_pid on port $http_port, worker pid $worker_pid"
+
+# The load, until the events are over (the file `stop`) and at least $seconds passed.
+/usr/bin/python3 - "$http_port" "$work" "$seconds" <<'PY' &
+"""Five people: each uploads their two exports at random moments of the first minute and
+pushes a Health Auto Export payload (a night of its own: distinct bytes) every 2-4 s, and
+reads its summary and nights between; every request's start, end, kind and status go to
+requests.txt, every accepted file's path to accepted.txt."""
+import json, os, random, sys, threading, time, urllib.error, urllib.request
+
+port, work, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+base = f"http://127.0.0.1:{port}"
+started = time.time()
+lock = threading.Lock()
+out = open(f"{work}/requests.txt", "w")
+accepted = open(f"{work}/accepted.txt", "w")
+os.makedirs(f"{work}/pushes", exist_ok=True)
+
+
+def running():
+    return time.time() - started < seconds or not os.path.exists(f"{work}/stop")
+
+
+def request(kind, path, token, data=None, content_type=None):
+    headers = {"Authorization": "Bearer " + token}
+    if content_type:
+        headers["Content-Type"] = content_type
+    begin = time.time()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers), timeout=120) as r:
+            status, body = r.status, r.read()
+    except urllib.error.HTTPError as error:
+        status, body = error.code, error.read()
+        retry = error.headers.get("Retry-After")
+        if status == 503 and not retry:
+            status = 599  # a 503 without Retry-After: judged as an error of its own
+    except OSError:
+        status, body = 0, b""
+    with lock:
+        out.write(f"{begin:.3f} {time.time():.3f} {kind} {status}\n")
+        out.flush()
+    return status
+
+
+def payload(handle, n):
+    """One night of core sleep for push n, on a day of its own."""
+    day = time.gmtime(1420070400 + n * 86400)  # from 2015-01-01
+    date = time.strftime("%Y-%m-%d", day)
+    sample = {"source": f"HA test {handle}", "startDate": f"{date} 00:{n % 60:02d}:00 +0100",
+              "endDate": f"{date} 07:{n % 60:02d}:00 +0100", "value": "Core", "date": None, "qty": 7.0}
+    return json.dumps({"data": {"metrics": [{"name": "sleep_analysis", "units": "hr", "data": [sample]}]}}).encode()
+
+
+def person(handle, token):
+    # The two exports at random moments of the first minute; one refused (a 503 during a
+    # failover) is sent again 5 s later.
+    uploads = sorted((started + random.uniform(5, 60), f"{work}/export-{handle}-{n}.zip") for n in (1, 2))
+    pushes = 0
+    next_push = time.time() + random.uniform(0, 3)
+    while running():
+        now = time.time()
+        if uploads and now >= uploads[0][0]:
+            _, path = uploads.pop(0)
+            status = request("upload", "/api/v1/imports", token, open(path, "rb").read(), "application/zip")
+            if status in (200, 202):
+                with lock:
+                    accepted.write(f"{handle} {status} {path}\n")
+                    accepted.flush()
+            else:
+                uploads.append((time.time() + 5, path))
+                uploads.sort()
+            continue
+        if now >= next_push:
+            pushes += 1
+            path = f"{work}/pushes/{handle}-{pushes}.json"
+            body = payload(handle, pushes)
+            open(path, "wb").write(body)
+            status = request("push", "/api/v1/ingest/health-auto-export", token, body, "application/json")
+            if status in (200, 202):
+                with lock:
+                    accepted.write(f"{handle} {status} {path}\n")
+                    accepted.flush()
+            next_push = time.time() + random.uniform(2, 4)
+            continue
+        request("read", "/api/v1/summary", token)
+        request("read", "/api/v1/nights", token)
+        time.sleep(random.uniform(0.2, 0.6))
+
+
+threads = []
+for line in open(f"{work}/people.txt").read().split("\n")[:-1]:
+    handle, token = line.split()
+    threads.append(threading.Thread(target=person, args=(handle, token)))
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+out.close()
+accepted.close()
+PY
+load_pid=$!
+
+event() { echo "$(date +%s.%N | cut -c1-14) $1" >> "$work/events.txt"; echo "  $(date -u +%T) $1"; }
+sleep 20
+event "switchover"
+paf_switchover
+paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchover" >&2; exit 1; }
+event "switchover-done"
+sleep 15
+event "kill"
+paf_kill node2
+paf_wait node1 wait_primary 150 || paf_wait node1 primary 5 ||
+  { paf_state; echo "node1 was not promoted after the kill" >&2; exit 1; }
+event "kill-promoted"
+paf_run node2
+paf_wait node2 secondary 150 && paf_wait node1 primary 30 ||
+  { paf_state; echo "node2 did not come back as secondary" >&2; exit 1; }
+event "node2-secondary"
+paf_state
+sleep 5
+event "switchback"
+paf_switchover
+paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchback" >&2; exit 1; }
+event "switchback-done"
+sleep 10
+touch "$work/stop"
+wait "$load_pid"
+event "load-done"
+paf_state
+
+# The queue drains (the server's and the worker's threads).
+for _ in $(seq 1 240); do
+  left="$(psql -tA "$DATABASE_URL" -c "SELECT count(*) FROM import_jobs WHERE state IN ('queued', 'running')")"
+  [ "$left" -eq 0 ] && break
+  sleep 0.5
+done
+
+failed=0
+check() { if eval "$2"; then echo "  ok    $1"; else echo "  FAIL  $1"; failed=1; fi; }
+server_alive=0; kill -0 "$server_pid" 2>/dev/null && server_alive=1
+worker_alive=0; kill -0 "$worker_pid" 2>/dev/null && worker_alive=1
+
+# The nightly rollup after the failover, then a clean single server with exactly the accepted files.
+as_of="$(date -u +%F)"
+"$bin/sleepledger" rollup --as-of "$as_of" > "$work/rollup.log" 2>&1 || echo "rollup failed: $?" >> "$work/rollup.log"
+stop_server
+kill "$worker_pid" 2>/dev/null || true
+wait "$worker_pid" 2>/dev/null || true
+worker_pid=""
+summaries_sql="SELECT u.handle, s.horizon, s.as_of, s.debt_seconds, s.net_balance_seconds, s.score, s.tracked_nights,
+  md5(s.summary::text) FROM summaries s JOIN users u ON u.id = s.user_id ORDER BY 1, 2"
+nights_sql="SELECT u.handle, count(*), sum(n.asleep_seconds), min(n.wake_day), max(n.wake_day)
+  FROM nights n JOIN users u ON u.id = n.user_id GROUP BY 1 ORDER BY 1"
+samples_sql="SELECT u.handle, count(*) FROM sleep_samples s JOIN users u ON u.id = s.user_id GROUP BY 1 ORDER BY 1"
+psql -tA "$DATABASE_URL" -c "$summaries_sql" > "$work/ha-summaries.txt"
+psql -tA "$DATABASE_URL" -c "$nights_sql" > "$work/ha-nights.txt"
+psql -tA "$DATABASE_URL" -c "$samples_sql" > "$work/ha-samples.txt"
+read -r jobs done_jobs first_attempt job_imports imports <<<"$(psql -tA -F ' ' "$DATABASE_URL" -c "
+  SELECT count(*), count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'done' AND attempts = 1),
+    count(DISTINCT import_id), (SELECT count(*) FROM imports WHERE status = 'succeeded') FROM import_jobs")"
+
+(
+  unset DATABASE_URL
+  export SLEEPLEDGER_HOME="$work/clean"
+  "$bin/sleepledger" db start >/dev/null
+  for handle in "${handles[@]}"; do
+    "$bin/sleepledger" user add "$handle" --time-zone Europe/Berlin >/dev/null
+    files=()
+    while read -r _ _ path; do files+=("$path"); done < <(awk -v h="$handle" '$1 == h && $2 == 202' "$work/accepted.txt")
+    [ "${#files[@]}" -eq 0 ] || "$bin/sleepledger" import --user "$handle" "${files[@]}" >> "$work/clean-import.log" 2>&1
+  done
+  "$bin/sleepledger" rollup --as-of "$as_of" >> "$work/clean-rollup.log" 2>&1
+  clean="$("$bin/sleepledger" db url)"
+  psql -tA "$clean" -c "$summaries_sql" > "$work/clean-summaries.txt"
+  psql -tA "$clean" -c "$nights_sql" > "$work/clean-nights.txt"
+  psql -tA "$clean" -c "$samples_sql" > "$work/clean-samples.txt"
+  "$bin/sleepledger" db stop >/dev/null
+)
+
+# The gaps: per event, from the last answer before the first failure to the first success
+# after the last failure, for writes (uploads and pushes) and for reads.
+python3 - "$work/requests.txt" "$work/events.txt" > "$work/gaps.txt" <<'PY'
+import sys
+requests = [line.split() for line in open(sys.argv[1])]
+events = [line.split() for line in open(sys.argv[2])]
+times = {name: float(t) for t, name in events}
+windows = [("switchover", times["switchover"], times["kill"]),
+           ("kill", times["kill"], times["switchback"]),
+           ("switchback", times["switchback"], times["load-done"])]
+def failed(status):
+    return status == 0 or status >= 500
+for name, start, end in windows:
+    for group, kinds in (("writes", ("upload", "push")), ("reads", ("read",))):
+        rows = [(float(b), float(e), int(s)) for b, e, k, s in requests if k in kinds and start <= float(b) < end]
+        bad = [r for r in rows if failed(r[2])]
+        slowest = max([e - b for b, e, s in rows if not failed(s)] or [0])
+        if not bad:
+            print(f"{name} {group} 0.0 0 {slowest:.1f}")
+            continue
+        first, last = min(r[0] for r in bad), max(r[1] for r in bad)
+        before = [r[1] for r in rows if not failed(r[2]) and r[1] <= first]
+        after = [r[1] for r in rows if not failed(r[2]) and r[0] >= last]
+        gap = (min(after) if after else end) - (max(before) if before else start)
+        print(f"{name} {group} {gap:.1f} {len(bad)} {slowest:.1f}")
+PY
+
+echo "ha-test: results"
+accepted="$(awk '$2 == 202' "$work/accepted.txt" | wc -l)"
+same="$(awk '$2 == 200' "$work/accepted.txt" | wc -l)"
+uploads_accepted="$(awk '$2 == 202 && $3 ~ /\.zip$/' "$work/accepted.txt" | wc -l)"
+spool="$(find "$work/spool" -type f | wc -l)"
+echo "  uploads and pushes accepted (202): $accepted (exports $uploads_accepted; 200 same bytes: $same);" \
+  "jobs $jobs, done $done_jobs (at the first attempt $first_attempt), distinct imports $job_imports," \
+  "succeeded imports $imports; spool files $spool"
+awk '{ printf "  requests %-7s %s\n", $3, $4 }' "$work/requests.txt" | sort | uniq -c | sed 's/^ */  /'
+while read -r name group gap count slowest; do
+  echo "  after $name, $group: 5xx gap $gap s ($count answers 5xx or none), slowest success $slowest s"
+done < "$work/gaps.txt"
+check "every accepted upload imported exactly once" \
+  '[ "$accepted" -eq "$jobs" ] && [ "$jobs" -eq "$done_jobs" ] && [ "$jobs" -eq "$job_imports" ] && [ "$jobs" -eq "$imports" ]'
+check "the spool folder ends empty" '[ "$spool" -eq 0 ]'
+check "every 503 came with Retry-After" '! awk "\$4 == 599" "$work/requests.txt" | grep -q .'
+check "no acknowledged write lost (samples equal a clean server's)" 'diff -q "$work/ha-samples.txt" "$work/clean-samples.txt" >/dev/null'
+check "the nightly rollup equals a clean server's (nights)" 'diff -q "$work/ha-nights.txt" "$work/clean-nights.txt" >/dev/null'
+check "the nightly rollup equals a clean server's (summaries)" 'diff -q "$work/ha-summaries.txt" "$work/clean-summaries.txt" >/dev/null && [ -s "$work/ha-summaries.txt" ]'
+check "the nightly rollup ran without failures" '! grep -Eq "rollup failed|[1-9][0-9]* failed" "$work/rollup.log"'
+check "writes stopped under 10 s after each switchover" \
+  'awk '"'"'$1 ~ /switch/ && $2 == "writes" && $3 >= 10 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
+check "writes stopped under 90 s after the kill" \
+  'awk '"'"'$1 == "kill" && $2 == "writes" && $3 >= 90 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
+check "the server and the worker never needed a restart" '[ "$server_alive" -eq 1 ] && [ "$worker_alive" -eq 1 ]'
+check "no log shows the password" '! grep -rqF "$password" "$work"/*.log'
+elapsed=$(( $(date +%s) - test_started ))
+check "within the bound (${elapsed} s of $bound s)" '[ "$elapsed" -le "$bound" ]'
+if [ "$failed" -ne 0 ]; then
+  diff "$work/ha-summaries.txt" "$work/clean-summaries.txt" | head -20 || true
+  diff "$work/ha-samples.txt" "$work/clean-samples.txt" | head || true
+  echo "ha-test FAILED"
+  exit 1
+fi
+echo "ha-test passed in $elapsed s"

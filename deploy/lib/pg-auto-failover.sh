@@ -1,0 +1,165 @@
+# Sourced by the scripts that run a pg_auto_failover formation of their own on loopback
+# (deploy/ha-test.sh, deploy/replica-test.sh): a monitor and PostgreSQL nodes under one
+# folder, each node's `pg_autoctl run` (the keeper) in a process group of its own so that
+# it can be stopped, or killed like a dead host, by its id.
+#
+# initdb, postgres and pg_autoctl refuse to run as root: as root they run as the
+# unprivileged service user `sleepledger` (created like the embedded cluster does), which
+# owns the folder `paf`.
+#
+#   paf_setup FOLDER            the folder (made, owned by the service user), the binaries
+#   paf_monitor PORT            a monitor on 127.0.0.1:PORT, running; sets paf_monitor_uri
+#   paf_node NAME PORT          a node registered with the monitor (the first is the
+#                               primary, the next a secondary made by pg_basebackup), running
+#   paf_run NAME                starts NAME's keeper (`pg_autoctl run`) in the background
+#   paf_kill NAME               SIGKILL to NAME's postgres and its keeper's process group
+#   paf_wait NAME STATE SECS    waits until the monitor reports NAME in STATE (both the
+#                               reported and the assigned state); 1 after SECS
+#   paf_switchover              `pg_autoctl perform switchover` of the formation
+#   paf_state                   `pg_autoctl show state`
+#   paf_formation_uri           the formation's multi-host URI (target_session_attrs=read-write)
+#   paf_stop_all                stops every keeper and postgres the script started
+
+paf_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+paf_service_user=sleepledger
+paf_names=()
+
+paf_setup() {
+  paf="$1"
+  mkdir -p "$paf/run"
+  if [ "$(id -u)" -eq 0 ]; then
+    id "$paf_service_user" >/dev/null 2>&1 ||
+      useradd --system --no-create-home --shell /usr/sbin/nologin "$paf_service_user"
+    chown -R "$paf_service_user:" "$paf"
+  fi
+}
+
+# as_service COMMAND...: COMMAND as the service user (as root) with a clean environment:
+# PostgreSQL's binaries first on PATH, pg_autoctl's configuration and state under paf.
+as_service() {
+  local environment=(PATH="$paf_bin:/usr/bin:/bin" HOME="$paf" XDG_CONFIG_HOME="$paf/config"
+    XDG_DATA_HOME="$paf/data" XDG_RUNTIME_DIR="$paf/run" PGHOST="$paf/run")
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u "$paf_service_user" -- env -i "${environment[@]}" "$@"
+  else
+    env -i "${environment[@]}" "$@"
+  fi
+}
+
+# paf_initdb NAME: an empty cluster whose sockets are in paf/run (pg_autoctl would use
+# /var/run/postgresql, which the service user cannot write).
+paf_initdb() {
+  as_service initdb -D "$paf/$1" --auth=trust -U "$paf_service_user" >/dev/null
+  cat >> "$paf/$1/postgresql.conf" <<CONF
+unix_socket_directories = '$paf/run'
+shared_buffers = 32MB
+CONF
+}
+
+paf_monitor() {
+  paf_initdb monitor
+  as_service pg_autoctl create monitor --pgdata "$paf/monitor" --pgport "$1" --hostname 127.0.0.1 \
+    --listen 127.0.0.1 --auth trust --no-ssl > "$paf/monitor.create.log" 2>&1
+  paf_run monitor
+  local _
+  for _ in $(seq 1 100); do
+    paf_monitor_uri="$(as_service pg_autoctl show uri --pgdata "$paf/monitor" --formation monitor 2>/dev/null)" &&
+      as_service psql -qtA "$paf_monitor_uri" -c 'SELECT 1' >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  echo "the monitor did not start (logs in $paf)" >&2
+  return 1
+}
+
+paf_node() {
+  local name="$1" port="$2"
+  # The first node is initialised here (its sockets in paf/run); a secondary is a copy of
+  # the primary (pg_basebackup), configuration included.
+  [ "${#paf_names[@]}" -gt 1 ] || paf_initdb "$name"
+  as_service pg_autoctl create postgres --pgdata "$paf/$name" --pgport "$port" --hostname 127.0.0.1 \
+    --listen 127.0.0.1 --auth trust --no-ssl --monitor "$paf_monitor_uri" --name "$name" \
+    --dbname sleepledger > "$paf/$name.create.log" 2>&1
+  paf_run "$name"
+}
+
+paf_run() {
+  local name="$1"
+  # setsid: the keeper leads a process group of its own (its id is the group's).
+  setsid bash -c "$(declare -f as_service); paf='$paf' paf_bin='$paf_bin' paf_service_user='$paf_service_user'
+    as_service pg_autoctl run --pgdata '$paf/$name'" >> "$paf/$name.run.log" 2>&1 &
+  echo $! > "$paf/$name.keeper"
+  # Killed on purpose later (paf_kill): no job report from this shell.
+  disown $!
+  [[ " ${paf_names[*]} " == *" $name "* ]] || paf_names+=("$name")
+}
+
+paf_kill() {
+  local name="$1" postmaster
+  postmaster="$(head -1 "$paf/$name/postmaster.pid" 2>/dev/null || true)"
+  kill -KILL -- "-$(cat "$paf/$name.keeper")" 2>/dev/null || true
+  [ -z "$postmaster" ] || kill -KILL "$postmaster" 2>/dev/null || true
+}
+
+paf_state() { as_service pg_autoctl show state --pgdata "$paf/monitor" 2>/dev/null; }
+
+paf_wait() {
+  local name="$1" state="$2" deadline=$(( $(date +%s) + $3 ))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    if as_service pg_autoctl show state --pgdata "$paf/monitor" --json 2>/dev/null | python3 -c '
+import json, sys
+name, state = sys.argv[1:3]
+nodes = [n for n in json.load(sys.stdin) if n["nodename"] == name]
+sys.exit(0 if nodes and nodes[0]["current_group_state"] == state == nodes[0]["assigned_group_state"] else 1)
+' "$name" "$state"; then
+      return 0
+    fi
+    sleep 0.5
+  done
+  return 1
+}
+
+# paf_switchover: starts `pg_autoctl perform switchover` (its own wait for the new primary
+# can fail on a notification it misreads: wait with paf_wait instead); 8 s later, the
+# processes the old primary still has go to switchover-processes.log, for a slow demotion.
+paf_switchover() {
+  local primary
+  primary="$(as_service pg_autoctl show state --pgdata "$paf/monitor" --json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(n["nodename"] for n in json.load(sys.stdin) if n["current_group_state"] == "primary"))')"
+  # In the background: pg_autoctl 2.0 waits (up to 90 s) whatever --wait says.
+  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default --group 0 \
+    >> "$paf/switchover.log" 2>&1 &
+  (
+    sleep 8
+    local postmaster
+    postmaster="$(head -1 "$paf/$primary/postmaster.pid" 2>/dev/null || true)"
+    [ -z "$postmaster" ] || { date -u +%T; ps -o pid,stat,wchan:32,etime,args --ppid "$postmaster"; } \
+      >> "$paf/switchover-processes.log" 2>&1
+  ) &
+}
+
+paf_formation_uri() {
+  as_service pg_autoctl show uri --pgdata "$paf/monitor" --formation default
+}
+
+paf_stop_all() {
+  local name group postmaster _
+  for name in "${paf_names[@]}"; do
+    group="$(cat "$paf/$name.keeper" 2>/dev/null || true)"
+    [ -z "$group" ] || kill -TERM -- "-$group" 2>/dev/null || true
+  done
+  for _ in $(seq 1 50); do
+    local alive=0
+    for name in "${paf_names[@]}"; do
+      group="$(cat "$paf/$name.keeper" 2>/dev/null || true)"
+      [ -n "$group" ] && kill -0 -- "-$group" 2>/dev/null && alive=1
+    done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.2
+  done
+  for name in "${paf_names[@]}"; do
+    paf_kill "$name"
+    postmaster="$(head -1 "$paf/$name/postmaster.pid" 2>/dev/null || true)"
+    [ -z "$postmaster" ] || kill -KILL "$postmaster" 2>/dev/null || true
+  done
+}
