@@ -59,7 +59,12 @@ public final class SessionPool: SessionSource, @unchecked Sendable {
     /// When `body` finds the database lost, the session and the idle ones are closed and
     /// the error is rethrown.
     public func withSession<T>(timeout: Double, _ body: (LedgerSession) throws -> T) throws -> T {
-        let session = try acquire(timeout: timeout)
+        try run(body, on: try acquire(timeout: timeout))
+    }
+
+    /// Runs `body` on `session`, then gives the session back: lost (closed with the idle
+    /// ones) when `body` found the database lost, else for the next call.
+    private func run<T>(_ body: (LedgerSession) throws -> T, on session: LedgerSession) throws -> T {
         let value: T
         do {
             value = try body(session)
@@ -80,16 +85,7 @@ public final class SessionPool: SessionSource, @unchecked Sendable {
         do {
             return try withSession(timeout: timeout, body)
         } catch  where Self.isLost(error) {
-            let session = try reconnect(after: error)
-            let value: T
-            do {
-                value = try body(session)
-            } catch {
-                release(session, lost: Self.isLost(error, session: session))
-                throw error
-            }
-            release(session, lost: false)
-            return value
+            return try run(body, on: try reconnect(after: error))
         }
     }
 
