@@ -304,12 +304,10 @@ public struct RollupService: Sendable {
             let summaryRows = try SummaryStore(connection: connection).write(
                 userID: candidate.userID, summaries: summaries, computedAt: now)
             let recent = nights.filter { personalRange.contains($0.wakeDay) }
-            try PersonalEstimateStore(connection: connection).write(
-                userID: candidate.userID, asOf: asOf,
+            try states.markRolledUp(
+                userID: candidate.userID, asOf: asOf, now: now, timeZone: state.timeZone,
                 need: SleepNeedEstimate.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
-                chronotype: Chronotype.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays),
-                computedAt: now)
-            try states.markRolledUp(userID: candidate.userID, asOf: asOf, now: now, timeZone: state.timeZone)
+                chronotype: Chronotype.estimate(nights: recent, asOf: asOf, workDays: state.goals.workDays))
             try beforeCommit?(candidate.userID)
             return .done(
                 fully: isFull, incrementally: !isFull && rebuildFrom != nil, nights: written.nights,

@@ -4,7 +4,9 @@ public import SleepCore
 
 /// Each person's need estimate and chronotype as of the last rollup (table
 /// `personal_estimates`, migration 0024): the SleepCore documents as JSONB plus the
-/// headline columns. One row per person, replaced by every rollup of that person.
+/// headline columns. One row per person, replaced by every rollup of that person
+/// (``RollupStateStore/markRolledUp(userID:asOf:now:timeZone:need:chronotype:rulesVersion:)``,
+/// in the statement that clears the person's marks).
 public struct PersonalEstimateStore {
     /// The connection every call uses.
     public let connection: Connection
@@ -24,37 +26,6 @@ public struct PersonalEstimateStore {
         public var need: SleepNeedEstimate
         /// The chronotype.
         public var chronotype: Chronotype
-    }
-
-    /// Replaces the person's row; call inside the rollup's transaction.
-    public func write(
-        userID: Int64, asOf: LocalDate, need: SleepNeedEstimate, chronotype: Chronotype, computedAt: Int64
-    ) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let needText: String
-        let chronotypeText: String
-        do {
-            needText = String(decoding: try encoder.encode(need), as: UTF8.self)
-            chronotypeText = String(decoding: try encoder.encode(chronotype), as: UTF8.self)
-        } catch {
-            throw StoreError(.invalidValue, "an estimate could not be encoded", statement: "personalEstimates.write")
-        }
-        try connection.executePrepared(
-            """
-            INSERT INTO personal_estimates
-                (user_id, as_of, rules_version, need_seconds, need_method, msfsc_seconds, need, chronotype, computed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            ON CONFLICT (user_id) DO UPDATE SET as_of = excluded.as_of, rules_version = excluded.rules_version,
-                need_seconds = excluded.need_seconds, need_method = excluded.need_method,
-                msfsc_seconds = excluded.msfsc_seconds, need = excluded.need, chronotype = excluded.chronotype,
-                computed_at = excluded.computed_at
-            """,
-            [
-                .int64(userID), .date(asOf), .int(PersonalSleepRules.version), .int64(need.needSeconds),
-                .text(need.method.rawValue), chronotype.msfscSeconds.map { .int64($0) }, .json(needText),
-                .json(chronotypeText), .timestamp(epochSeconds: computedAt),
-            ], name: "personalEstimates.write")
     }
 
     /// The person's stored estimates, or `nil` when the rollup has not computed them.

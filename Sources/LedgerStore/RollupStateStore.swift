@@ -104,18 +104,43 @@ public struct RollupStateStore {
 
     /// Clears a claimed user's marks after its results were written: rolled up as of
     /// `asOf` at `now` (epoch seconds), nights built in `timeZone` with rules `rulesVersion`
-    /// (`PersonalSleepRules.version`), no failure.
+    /// (`PersonalSleepRules.version`), no failure; and replaces the person's row of
+    /// `personal_estimates` (``PersonalEstimateStore``) by `need` and `chronotype` as of
+    /// `asOf`, in the same statement: one round trip, not two, for every person of a
+    /// nightly run.
     public func markRolledUp(
-        userID: Int64, asOf: LocalDate, now: Int64, timeZone: String, rulesVersion: Int = PersonalSleepRules.version
+        userID: Int64, asOf: LocalDate, now: Int64, timeZone: String, need: SleepNeedEstimate,
+        chronotype: Chronotype, rulesVersion: Int = PersonalSleepRules.version
     ) throws {
+        let needText: String
+        let chronotypeText: String
+        do {
+            needText = try StreamingJSONEncoder.text(of: need)
+            chronotypeText = try StreamingJSONEncoder.text(of: chronotype)
+        } catch {
+            throw StoreError(.invalidValue, "an estimate could not be encoded", statement: "rollup.clearState")
+        }
         try connection.executePrepared(
             """
+            WITH estimates AS (
+                INSERT INTO personal_estimates (user_id, as_of, rules_version, need_seconds, need_method,
+                    msfsc_seconds, need, chronotype, computed_at)
+                VALUES ($1, $2, $5, $6, $7, $8, $9, $10, $3)
+                ON CONFLICT (user_id) DO UPDATE SET as_of = excluded.as_of, rules_version = excluded.rules_version,
+                    need_seconds = excluded.need_seconds, need_method = excluded.need_method,
+                    msfsc_seconds = excluded.msfsc_seconds, need = excluded.need, chronotype = excluded.chronotype,
+                    computed_at = excluded.computed_at
+            )
             UPDATE rollup_state SET dirty_from = NULL, summaries_stale = false, last_as_of = $2,
                 last_rollup_at = $3, updated_at = $3, nights_time_zone = $4, last_error = NULL,
                 failed_at = NULL, failure_count = 0, rules_version = $5
             WHERE user_id = $1
             """,
-            [.int64(userID), .date(asOf), .timestamp(epochSeconds: now), .text(timeZone), .int(rulesVersion)],
+            [
+                .int64(userID), .date(asOf), .timestamp(epochSeconds: now), .text(timeZone), .int(rulesVersion),
+                .int64(need.needSeconds), .text(need.method.rawValue), chronotype.msfscSeconds.map { .int64($0) },
+                .json(needText), .json(chronotypeText),
+            ],
             name: "rollup.clearState")
     }
 

@@ -41,6 +41,24 @@ public struct StreamingJSONEncoder {
         return sink.bytes
     }
 
+    /// The JSON text of `value`: this encoder's, or for a value it does not write
+    /// (``Unsupported``) Foundation's `JSONEncoder`'s with `.withoutEscapingSlashes`.
+    public static func text(of value: some Encodable) throws -> String {
+        do {
+            return String(decoding: try StreamingJSONEncoder().encode(value), as: UTF8.self)
+        } catch is Unsupported {
+            return try foundationText(of: value)
+        }
+    }
+
+    /// The JSON text of `value` as Foundation's `JSONEncoder` writes it with
+    /// `.withoutEscapingSlashes` (what ``text(of:)`` falls back to; tests compare the two).
+    public static func foundationText(of value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     /// The output buffer and the first unsupported use met, shared by every level.
     final class Sink {
         // Written only by the one thread encoding; unchecked exclusivity keeps the

@@ -23,21 +23,10 @@ public struct SummaryStore {
     /// `JSONEncoder` writes it instead.
     public static func jsonText(of summary: Summary) throws -> String {
         do {
-            do {
-                return String(decoding: try StreamingJSONEncoder().encode(summary), as: UTF8.self)
-            } catch is StreamingJSONEncoder.Unsupported {
-                return try foundationJSONText(of: summary)
-            }
+            return try StreamingJSONEncoder.text(of: summary)
         } catch {
             throw StoreError(.invalidValue, "a summary could not be encoded", statement: "summaries.write")
         }
-    }
-
-    /// `summary` encoded by Foundation's `JSONEncoder` (slashes unescaped).
-    static func foundationJSONText(of summary: Summary) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(summary), as: UTF8.self)
     }
 
     /// Replaces all of the user's summaries by `summaries` (normally the six horizons of

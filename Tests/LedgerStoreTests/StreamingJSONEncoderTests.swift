@@ -33,11 +33,37 @@ struct StreamingJSONEncoderTests {
             let streamed = try SummaryStore.jsonText(of: summary)
             let decoded = try JSONDecoder().decode(Summary.self, from: Data(streamed.utf8))
             #expect(decoded == summary)
-            let foundation = try SummaryStore.foundationJSONText(of: summary)
+            let foundation = try StreamingJSONEncoder.foundationText(of: summary)
             let streamedObject = try JSONSerialization.jsonObject(with: Data(streamed.utf8)) as? NSDictionary
             let foundationObject = try JSONSerialization.jsonObject(with: Data(foundation.utf8)) as? NSDictionary
             #expect(streamedObject != nil)
             #expect(streamedObject == foundationObject)
+        }
+    }
+
+    @Test(
+        "a person's need estimate and chronotype: decoded back the same, and JSONEncoder's JSON as a value",
+        arguments: [UInt64(3), 11, 29])
+    func personalEstimates(seed: UInt64) throws {
+        let samples = SleepStreamGenerator(seed: seed).samples(
+            forUser: Int(seed), from: LocalDate(year: 2023, month: 11, day: 1),
+            through: LocalDate(year: 2024, month: 3, day: 10))
+        let nights = NightBuilder().build(from: samples, userTimeZoneIdentifier: "Europe/Berlin").nights
+        for asOf in [LocalDate(year: 2024, month: 3, day: 11), LocalDate(year: 2023, month: 11, day: 3)] {
+            let need = SleepNeedEstimate.estimate(nights: nights, asOf: asOf)
+            let chronotype = Chronotype.estimate(nights: nights, asOf: asOf)
+            let needText = try StreamingJSONEncoder.text(of: need)
+            let chronotypeText = try StreamingJSONEncoder.text(of: chronotype)
+            #expect(try JSONDecoder().decode(SleepNeedEstimate.self, from: Data(needText.utf8)) == need)
+            #expect(try JSONDecoder().decode(Chronotype.self, from: Data(chronotypeText.utf8)) == chronotype)
+            for (streamed, foundation) in [
+                (needText, try StreamingJSONEncoder.foundationText(of: need)),
+                (chronotypeText, try StreamingJSONEncoder.foundationText(of: chronotype)),
+            ] {
+                let streamedObject = try JSONSerialization.jsonObject(with: Data(streamed.utf8)) as? NSDictionary
+                let foundationObject = try JSONSerialization.jsonObject(with: Data(foundation.utf8)) as? NSDictionary
+                #expect(streamedObject != nil && streamedObject == foundationObject, "\(streamed)")
+            }
         }
     }
 
