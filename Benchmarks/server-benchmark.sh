@@ -22,9 +22,12 @@
 #            server's peak resident memory (VmHWM) with the default worker count.
 #   ab       This build against another (SERVER_BENCHMARK_BASELINE_BIN: the folder of the
 #            build before a change) on the same cluster and data, rounds interleaved with
-#            the order alternating: GET /api/v1/summary under wrk (as in `summary`) and the
-#            `upload` export sent to done (as in `upload`), each as this build's figure over
-#            the baseline's in the same round; the medians decide.
+#            the order alternating: GET /api/v1/summary under wrk (as in `summary`), its
+#            throughput and the server process's CPU time per request (user and system,
+#            from /proc: far less noisy than throughput on a shared machine, and what a
+#            change to the server's own code moves; the database's work is the same SQL),
+#            and the `upload` export sent to done (as in `upload`), each as this build's
+#            figure over the baseline's in the same round; the medians decide.
 #
 # Usage: Benchmarks/server-benchmark.sh [--runs N] [--keep DIR] [--upload-size SIZE]
 #        [--memory-size SIZE] [--duration SECONDS] [PART...]
@@ -178,6 +181,9 @@ INSERT INTO api_token_owners (token_id, user_id) SELECT id, user_id FROM api_tok
 SQL
 }
 
+# cpu_ticks PID: the process's user and system CPU time so far, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 # median: the middle of the numbers on standard input (the lower middle for an even count).
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -278,11 +284,13 @@ part_ab() {
   summary_load
   echo "## ab: this build ($bin) against $baseline: GET /api/v1/summary (${duration} s, 16 connections)" \
     "and an upload of $(basename "$zip") to done, $runs rounds, order alternating"
-  printf '%5s %12s %12s %9s %10s %10s %9s\n' round "summary/s" "base/s" ratio "upload_s" "base_s" ratio
+  printf '%5s %12s %12s %9s %9s %9s %9s %10s %10s %9s\n' round "summary/s" "base/s" ratio "cpu_us" "base_us" \
+    ratio "upload_s" "base_s" ratio
   : > "$work/ab-rounds.txt"
-  local round side rate seconds t0 id
+  local round side rate seconds t0 id ticks requests hz
+  hz="$(getconf CLK_TCK)"
   for round in $(seq 1 "$runs"); do
-    declare -A rates=() uploads=()
+    declare -A rates=() uploads=() cpus=()
     local order=(new base)
     [ $((round % 2)) -eq 0 ] && order=(base new)
     for side in "${order[@]}"; do
@@ -290,9 +298,13 @@ part_ab() {
       [ "$side" = base ] && server_bin="$baseline"
       start_server --max-per-client 32 --max-connections 64
       wrk -t 2 -c 16 -d 5s -s "$work/summary.lua" "http://127.0.0.1:$port" > /dev/null
+      ticks="$(cpu_ticks "$server_pid")"
       wrk -t 2 -c 16 -d "${duration}s" -s "$work/summary.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
+      ticks=$(($(cpu_ticks "$server_pid") - ticks))
       grep -q 'Non-2xx' "$work/wrk.txt" && { echo "summary answered other than 200:" >&2; cat "$work/wrk.txt" >&2; exit 1; }
       rates[$side]="$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")"
+      requests="$(awk '/ requests in / { print $1 }' "$work/wrk.txt")"
+      cpus[$side]="$(awk -v t="$ticks" -v hz="$hz" -v n="$requests" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')"
       fresh_user
       t0="$(now)"
       id="$(curl -s -H "Authorization: Bearer $token" -H 'Content-Type: application/zip' --data-binary "@$zip" \
@@ -302,15 +314,20 @@ part_ab() {
       stop_server
     done
     server_bin=""
-    echo "${rates[new]} ${rates[base]} ${uploads[new]} ${uploads[base]}" >> "$work/ab-rounds.txt"
-    printf '%5s %12.0f %12.0f %9.3f %10s %10s %9.3f\n' "$round" "${rates[new]}" "${rates[base]}" \
-      "$(awk -v a="${rates[new]}" -v b="${rates[base]}" 'BEGIN { print a / b }')" "${uploads[new]}" "${uploads[base]}" \
+    echo "${rates[new]} ${rates[base]} ${uploads[new]} ${uploads[base]} ${cpus[new]} ${cpus[base]}" \
+      >> "$work/ab-rounds.txt"
+    printf '%5s %12.0f %12.0f %9.3f %9s %9s %9.3f %10s %10s %9.3f\n' "$round" "${rates[new]}" "${rates[base]}" \
+      "$(awk -v a="${rates[new]}" -v b="${rates[base]}" 'BEGIN { print a / b }')" "${cpus[new]}" "${cpus[base]}" \
+      "$(awk -v a="${cpus[new]}" -v b="${cpus[base]}" 'BEGIN { print a / b }')" "${uploads[new]}" "${uploads[base]}" \
       "$(awk -v a="${uploads[new]}" -v b="${uploads[base]}" 'BEGIN { print a / b }')"
   done
   echo "median summary ratio $(awk '{ print $1 / $2 }' "$work/ab-rounds.txt" | median) (this build's requests/s over" \
-    "the baseline's; above 1 is faster), median upload ratio $(awk '{ print $3 / $4 }' "$work/ab-rounds.txt" | median)" \
+    "the baseline's; above 1 is faster), median server CPU per summary ratio" \
+    "$(awk '{ print $5 / $6 }' "$work/ab-rounds.txt" | median) (below 1 is cheaper)," \
+    "median upload ratio $(awk '{ print $3 / $4 }' "$work/ab-rounds.txt" | median)" \
     "(this build's seconds to done over the baseline's; below 1 is faster); the spread:" \
     "summary $(awk '{ print $1 / $2 }' "$work/ab-rounds.txt" | sort -g | sed -n '1p;$p' | paste -sd-)," \
+    "CPU $(awk '{ print $5 / $6 }' "$work/ab-rounds.txt" | sort -g | sed -n '1p;$p' | paste -sd-)," \
     "upload $(awk '{ print $3 / $4 }' "$work/ab-rounds.txt" | sort -g | sed -n '1p;$p' | paste -sd-)"
 }
 
