@@ -58,7 +58,7 @@ struct AdminDebtCommand: AdminCommand {
             var output: TerminalText =
                 "\(user.handle)  \(summary.horizon.rawValue) debt as of \(summary.asOf): \(ReportFormat.hours(summary.debt.debtSeconds)) over \(ReportFormat.nights(summary.debt.trackedNights)), "
                 + style.severity(summary.debt.severity)
-                + " (target \(ReportFormat.hours(summary.goalBand.targetSeconds)), minimum \(ReportFormat.hours(summary.goalBand.minimumSeconds)))\n\n"
+                + " (\(ReportFormat.debtReference(summary)) \(ReportFormat.hours(summary.goalBand.targetSeconds)), minimum \(ReportFormat.hours(summary.goalBand.minimumSeconds)))\n\n"
             var table = TextTable(header: [
                 ReportFormat.bucketName(summary.horizon).uppercased(), "NIGHTS", "SHORTFALL", "NET",
                 "AVG ASLEEP",

@@ -104,15 +104,20 @@ struct AdminSummaryCommand: AdminCommand {
     static func debtLines(_ summary: Summary, style: AdminStyle, rules: MetricRules) -> [TerminalText] {
         let hours = ReportFormat.hours as (Int64) -> String
         let debt = summary.debt
+        let reference = ReportFormat.debtReference(summary)
+        let against =
+            summary.estimatedNeed == nil
+            ? "a target of \(hours(summary.goalBand.targetSeconds))"
+            : "an estimated need of \(hours(summary.goalBand.targetSeconds)) (each night: the need from the nights before it)"
         var lines: [TerminalText] = [
             style.paint("Sleep debt  \(hours(debt.debtSeconds))", .bold) + "  " + style.severity(debt.severity)
-                + "  over \(ReportFormat.nights(debt.trackedNights)) against a target of \(hours(summary.goalBand.targetSeconds))"
+                + "  over \(ReportFormat.nights(debt.trackedNights)) against \(against)"
         ]
         if let average = debt.averageNightlyBalanceSeconds, let asleep = debt.averageAsleepSeconds {
             let relation =
                 average < 0
-                ? "\(hours(-average)) short of target a night"
-                : average == 0 ? "on target" : "\(hours(average)) over target a night"
+                ? "\(hours(-average)) short of \(reference) a night"
+                : average == 0 ? "on \(reference)" : "\(hours(average)) over \(reference) a night"
             lines.append("  Nightly average   \(hours(asleep)) asleep, \(relation)")
         } else {
             lines.append("  Nightly average   no tracked nights in this window")

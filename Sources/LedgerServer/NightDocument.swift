@@ -6,6 +6,9 @@ import SleepCore
 /// local times as `YYYY-MM-DDTHH:MM:SS` in the night's own zone (`time_zone`).
 struct NightDocument: Encodable {
     var night: Night
+    /// How far the night can be trusted (docs/sleep-rules.md, "Confidence per night"); `nil`
+    /// for a night stored before the rollup first assessed it, and then left out.
+    var confidence: NightConfidence?
 
     enum CodingKeys: String, CodingKey {
         case wakeDay = "wake_day"
@@ -30,6 +33,7 @@ struct NightDocument: Encodable {
         case setAsideSources = "set_aside_sources"
         case asleepIntervals = "asleep_intervals"
         case stageSegments = "stage_segments"
+        case confidence
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -59,6 +63,7 @@ struct NightDocument: Encodable {
         try container.encode(night.setAsideSources, forKey: .setAsideSources)
         try container.encode(night.asleepIntervals, forKey: .asleepIntervals)
         try container.encode(night.stageSegments, forKey: .stageSegments)
+        try container.encodeIfPresent(confidence, forKey: .confidence)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`: the instant's wall-clock time in `zone` (UTC when unknown).

@@ -21,6 +21,12 @@ public enum ReportFormat {
     /// A count of nights: `1 night`, `7 nights`.
     public static func nights(_ count: Int) -> String { "\(count) night\(count == 1 ? "" : "s")" }
 
+    /// What a summary's debt is measured against, as a noun: "target" (the sleep the
+    /// person set) or "estimated need" (their own need, with that setting chosen).
+    public static func debtReference(_ summary: Summary) -> String {
+        summary.estimatedNeed == nil ? "target" : "estimated need"
+    }
+
     /// `HH:MM` of a `YYYY-MM-DDTHH:MM:SS` local time string.
     public static func clock(_ local: String) -> String {
         guard let separator = local.firstIndex(of: "T") else { return local }

@@ -34,11 +34,13 @@ public enum WebFixtures {
     public static var sparse: Summary { SummaryBuilder(nights: sparseNights).summary(horizon: .weekly, asOf: asOf) }
 
     /// A rendered dashboard document for `summary`.
-    public static func dashboard(_ summary: Summary, nights: [Night]? = nil, handle: String = "anna") -> String {
+    public static func dashboard(
+        _ summary: Summary, nights: [Night]? = nil, handle: String = "anna", workDays: WorkDays = .mondayToFriday
+    ) -> String {
         WebLayout.render(
             DashboardView.page(
                 handle: handle, horizon: summary.horizon,
-                content: .summary(summary, windowNights: nights ?? windowNights(summary))),
+                content: .summary(summary, windowNights: nights ?? windowNights(summary)), workDays: workDays),
             signedIn: handle, csrfToken: "csrf-test-token")
     }
 }

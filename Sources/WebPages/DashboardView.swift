@@ -32,17 +32,20 @@ public enum DashboardView {
     ///   - rules: the rules the summary was computed with; the thresholds the page names
     ///     are theirs.
     ///   - nightRules: the rules nights were built with, named when no night was found.
+    ///   - personal: the cards of the person's own need, body clock and confidence.
+    ///   - workDays: the person's work days; the patterns and regularity cards name the
+    ///     other days' mornings as their free days.
     public static func page(
         handle: String, horizon: Horizon, content: Content, isRollupPending: Bool = false, storedAt: Int64? = nil,
         notice: WebNotice? = nil, rules: MetricRules = .standard, nightRules: NightRules = .standard,
-        personal: PersonalCards? = nil
+        personal: PersonalCards? = nil, workDays: WorkDays = .mondayToFriday
     ) -> WebPage {
         var body: HTML = notice.html
         switch content {
         case .summary(let summary, let nights):
             body += summaryBody(
                 summary, nights: nights, handle: handle, isRollupPending: isRollupPending, storedAt: storedAt,
-                rules: rules, personal: personal)
+                rules: rules, personal: personal, workDays: workDays)
         case .absent(let absence):
             body += absentBody(absence, horizon: horizon, isRollupPending: isRollupPending, nightRules: nightRules)
         }
@@ -89,7 +92,7 @@ public enum DashboardView {
 
     static func summaryBody(
         _ summary: Summary, nights: [Night], handle: String, isRollupPending: Bool, storedAt: Int64?,
-        rules: MetricRules = .standard, personal: PersonalCards? = nil
+        rules: MetricRules = .standard, personal: PersonalCards? = nil, workDays: WorkDays = .mondayToFriday
     ) -> HTML {
         var body: HTML = """
             <div class="page-head">
@@ -116,8 +119,8 @@ public enum DashboardView {
         body += scoreCard(summary, rules: rules.score)
         body += lastNightCard(summary)
         body += weekCard(summary, rules: rules)
-        body += patternsCard(summary, rules: rules)
-        body += regularityCard(summary)
+        body += patternsCard(summary, rules: rules, workDays: workDays)
+        body += regularityCard(summary, workDays: workDays)
         if let personal { body += personal.html }
         body += "</div>\n"
         body += charts(summary, nights: nights, handle: handle)
@@ -154,20 +157,25 @@ public enum DashboardView {
         let debt = summary.debt
         let hours = ReportFormat.hours as (Int64) -> String
         let target = summary.goalBand.targetSeconds
+        let reference = ReportFormat.debtReference(summary)
+        let against: HTML =
+            summary.estimatedNeed == nil
+            ? "against your target of \(hours(target))."
+            : "against your estimated need (\(hours(target)) as of \(summary.asOf); each night "
+                + "against the need estimated from the nights before it)."
         var card: HTML = """
             <section class="card debt severity-\(debt.severity.rawValue)" aria-labelledby="debt-heading">
             <h2 id="debt-heading">Sleep debt</h2>
             <p class="figure"><span class="big">\(hours(debt.debtSeconds))</span> \(severityBadge(debt.severity))</p>
-            <p>Over \(ReportFormat.nights(debt.trackedNights)) from \(WebFormat.range(summary.window)), against your \
-            target of \(hours(target)).</p>
+            <p>Over \(ReportFormat.nights(debt.trackedNights)) from \(WebFormat.range(summary.window)), \(against)</p>
             <dl class="facts">
 
             """
         if let balance = debt.averageNightlyBalanceSeconds, let asleep = debt.averageAsleepSeconds {
             let relation =
                 balance < 0
-                ? "\(hours(-balance)) short of your target a night"
-                : balance == 0 ? "on target" : "\(hours(balance)) over your target a night"
+                ? "\(hours(-balance)) short of your \(reference) a night"
+                : balance == 0 ? "on \(reference)" : "\(hours(balance)) over your \(reference) a night"
             card += "<dt>Nightly average</dt><dd>\(hours(asleep)) asleep, \(relation)</dd>\n"
         } else {
             card += "<dt>Nightly average</dt><dd>No tracked night in this window</dd>\n"
@@ -180,7 +188,7 @@ public enum DashboardView {
                 </dl>
 
                 """
-            card += recoveryPlan(rolling, goalSeconds: rules.recoveryGoalSeconds)
+            card += recoveryPlan(rolling, goalSeconds: rules.recoveryGoalSeconds, reference: reference)
         } else {
             card += """
                 <dt>\(rollingLabel)</dt><dd>Needs at least \(rules.rollingMinimumTrackedNights) tracked nights in \
@@ -190,7 +198,7 @@ public enum DashboardView {
                 """
         }
         card += """
-            <p class="explain">Debt adds up how far each night fell short of your target; nights over the target \
+            <p class="explain">Debt adds up how far each night fell short of your \(reference); nights over it \
             do not cancel it, and days without data add nothing. Up to \(hours(rules.concerningDebtSeconds)) is \
             normal, more than \(hours(rules.concerningDebtSeconds)) concerning, more than \
             \(hours(rules.criticalDebtSeconds)) critical. The rolling debt weighs recent nights more and lets longer nights pay it back.</p>
@@ -200,9 +208,12 @@ public enum DashboardView {
         return card
     }
 
-    static func recoveryPlan(_ rolling: RollingDebt, goalSeconds: Int64 = MetricRules.standard.recoveryGoalSeconds)
-        -> HTML
-    {
+    /// The recovery plan of the rolling debt: extra sleep a night over `reference` (what
+    /// debt is measured against, ``ReportFormat/debtReference(_:)``) and the nights it takes.
+    static func recoveryPlan(
+        _ rolling: RollingDebt, goalSeconds: Int64 = MetricRules.standard.recoveryGoalSeconds,
+        reference: String = "target"
+    ) -> HTML {
         guard !rolling.recovery.isEmpty else { return .empty }
         let goal = ReportFormat.hours(goalSeconds)
         if rolling.recovery.allSatisfy({ $0.nightsNeeded == 0 }) {
@@ -215,7 +226,7 @@ public enum DashboardView {
             } else {
                 needed = "more than \(ReportFormat.nights(plan.nightCap))"
             }
-            return "<li>Sleep \(ReportFormat.hours(plan.extraSeconds)) more than your target: \(needed)</li>"
+            return "<li>Sleep \(ReportFormat.hours(plan.extraSeconds)) more than your \(reference): \(needed)</li>"
         }
         return """
             <h3 class="recovery-heading">Recovery plan</h3>
@@ -401,7 +412,9 @@ public enum DashboardView {
         }
     }
 
-    static func patternsCard(_ summary: Summary, rules: MetricRules = .standard) -> HTML {
+    static func patternsCard(
+        _ summary: Summary, rules: MetricRules = .standard, workDays: WorkDays = .mondayToFriday
+    ) -> HTML {
         var card: HTML = """
             <section class="card patterns" aria-labelledby="patterns-heading">
             <h2 id="patterns-heading">Patterns</h2>
@@ -416,7 +429,7 @@ public enum DashboardView {
                 """
             return card
         }
-        let findings = patternFindings(patterns, rules: rules)
+        let findings = patternFindings(patterns, rules: rules, workDays: workDays)
         if findings.isEmpty {
             card += """
                 <p>Nothing stands out over \(ReportFormat.nights(patterns.trackedNights)): no weekend catch-up \
@@ -435,16 +448,16 @@ public enum DashboardView {
     }
 
     /// Each triggered pattern with a sentence on what it measured and what it means.
-    static func patternFindings(_ patterns: SleepPatterns, rules: MetricRules = .standard) -> [(
-        title: String, text: String
-    )] {
+    static func patternFindings(
+        _ patterns: SleepPatterns, rules: MetricRules = .standard, workDays: WorkDays = .mondayToFriday
+    ) -> [(title: String, text: String)] {
         var findings: [(String, String)] = []
         if let jetLag = patterns.socialJetLag {
             findings.append(
                 (
                     "Social jet lag",
-                    "You sleep \(WebFormat.hoursOneDecimal(jetLag.differenceHours)) more on nights before Saturday and "
-                        + "Sunday mornings (\(WebFormat.oneDecimal(jetLag.weekendAverageHours)) h over "
+                    "You sleep \(WebFormat.hoursOneDecimal(jetLag.differenceHours)) more on nights before "
+                        + "\(WebFormat.freeMornings(workDays)) (\(WebFormat.oneDecimal(jetLag.weekendAverageHours)) h over "
                         + "\(ReportFormat.nights(jetLag.weekendNights))) than before workdays "
                         + "(\(WebFormat.oneDecimal(jetLag.workdayAverageHours)) h over "
                         + "\(ReportFormat.nights(jetLag.workdayNights))). Catching up at weekends is a sign of "
@@ -488,7 +501,7 @@ public enum DashboardView {
         return findings
     }
 
-    static func regularityCard(_ summary: Summary) -> HTML {
+    static func regularityCard(_ summary: Summary, workDays: WorkDays = .mondayToFriday) -> HTML {
         var card: HTML = """
             <section class="card regularity" aria-labelledby="regularity-heading">
             <h2 id="regularity-heading">Regularity</h2>
@@ -512,7 +525,7 @@ public enum DashboardView {
                 <h3>Mid-sleep social jet lag</h3>
                 <p class="figure"><span class="big">\(WebFormat.hoursOneDecimal(jetLag.differenceHours))</span></p>
                 <p>Halfway between falling asleep and waking, you were at \
-                \(WebFormat.clockOfDay(jetLag.freeDayMidSleepSeconds)) on free days (Saturday and Sunday mornings, \
+                \(WebFormat.clockOfDay(jetLag.freeDayMidSleepSeconds)) on free days (\(WebFormat.freeMornings(workDays)), \
                 \(ReportFormat.nights(jetLag.freeDayNights))) and at \
                 \(WebFormat.clockOfDay(jetLag.workDayMidSleepSeconds)) on work days \
                 (\(ReportFormat.nights(jetLag.workDayNights))). The bigger the gap, the more your body clock shifts \
@@ -535,10 +548,10 @@ public enum DashboardView {
         let perNight = horizon == .daily || horizon == .weekly
         let durationCaption: HTML =
             perNight
-            ? "Each night from bedtime to wake, coloured by stage; the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) target, and nights under the minimum are marked in red."
-            : "Average sleep per \(bucket); the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) target, and a \(bucket) averaging under the minimum is red."
+            ? "Each night from bedtime to wake, coloured by stage; the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)), and nights under the minimum are marked in red."
+            : "Average sleep per \(bucket); the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)), and a \(bucket) averaging under the minimum is red."
         let debtCaption: HTML =
-            "Shortfall against your \(ReportFormat.hours(band.targetSeconds)) target per \(bucket) (bars) and the debt adding up over the window (line)."
+            "Shortfall against your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)) per \(bucket) (bars) and the debt adding up over the window (line)."
         var section: HTML = """
             <section class="charts" aria-labelledby="charts-heading">
             <h2 id="charts-heading">\(WebFormat.horizonName(horizon)) charts</h2>

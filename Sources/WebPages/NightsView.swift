@@ -4,8 +4,13 @@ import SleepReports
 /// The nights table for a chosen range (issue 14, item 4), with the CSV download of the same
 /// range (`/nights.csv?from=&to=`, the admin tool's nights CSV: ``csv(_:)``).
 public enum NightsView {
-    /// The nights waking from `from` through `to` (in wake-day order), with the range form.
-    public static func page(nights: [Night], from: LocalDate, to: LocalDate, notice: WebNotice? = nil) -> WebPage {
+    /// The nights waking from `from` through `to` (in wake-day order), with the range form;
+    /// each night's confidence (by wake day) as its mark and value, `-` for a night the
+    /// rollup has not assessed yet.
+    public static func page(
+        nights: [Night], from: LocalDate, to: LocalDate, confidences: [LocalDate: NightConfidence] = [:],
+        notice: WebNotice? = nil
+    ) -> WebPage {
         let query = "?from=\(from)&to=\(to)"
         var body: HTML = """
             <h1>Nights</h1>
@@ -32,7 +37,8 @@ public enum NightsView {
             <thead><tr><th scope="col">Wake day</th><th scope="col">Bed</th><th scope="col">Asleep at</th>\
             <th scope="col">Wake</th><th scope="col">Asleep</th><th scope="col">In bed</th>\
             <th scope="col">Efficiency</th><th scope="col">Deep</th><th scope="col">REM</th><th scope="col">Core</th>\
-            <th scope="col">Wake-ups</th><th scope="col">Zone</th><th scope="col">Source</th></tr></thead>
+            <th scope="col">Wake-ups</th><th scope="col">Zone</th><th scope="col">Source</th>\
+            <th scope="col">Confidence</th></tr></thead>
             <tbody>
 
             """
@@ -41,12 +47,17 @@ public enum NightsView {
             let staged = night.hasStageData
             func clock(_ instant: Int64) -> String { ReportFormat.localClock(instant, zone: zone) }
             func stage(_ seconds: Int64) -> String { staged ? ReportFormat.hours(seconds) : "-" }
+            let confidence: HTML =
+                confidences[night.wakeDay].map { value in
+                    "<span class=\"mark mark-\(value.mark.rawValue)\">\(value.mark.rawValue)</span> "
+                        + "\(PersonalText.decimal(value.value))"
+                } ?? "-"
             body += """
                 <tr><th scope="row">\(night.wakeDay)</th><td>\(clock(night.bedtime))</td><td>\(clock(night.onset))</td>\
                 <td>\(clock(night.wake))</td><td>\(ReportFormat.hours(night.asleepSeconds))</td>\
                 <td>\(ReportFormat.hours(night.timeInBedSeconds))</td><td>\(ReportFormat.percent(night.efficiency))</td>\
                 <td>\(stage(night.stages.deep))</td><td>\(stage(night.stages.rem))</td><td>\(stage(night.stages.core))</td>\
-                <td>\(night.wakeUps)</td><td>\(zone)</td><td>\(night.source)</td></tr>
+                <td>\(night.wakeUps)</td><td>\(zone)</td><td>\(night.source)</td><td>\(confidence)</td></tr>
 
                 """
         }

@@ -122,14 +122,11 @@ public enum SettingsView {
     /// Every IANA zone Foundation knows, sorted.
     public static var knownZones: [String] { TimeZone.knownTimeZoneIdentifiers.sorted() }
 
-    /// The weekday names of the work-day boxes, Monday first.
-    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-
     /// Work days (`work_day_1` ... `work_day_7`, ISO weekdays) and what debt is measured
     /// against (`target_mode`), issue 24.
     static func personalFields(_ goals: SleepGoals) -> HTML {
         var boxes: [HTML] = []
-        for (index, name) in weekdayNames.enumerated() {
+        for (index, name) in WebFormat.weekdayNames.enumerated() {
             let day = index + 1
             let checked: HTML = goals.workDays.isoWeekdays.contains(day) ? " checked" : ""
             boxes.append(

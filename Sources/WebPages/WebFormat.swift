@@ -57,7 +57,20 @@ public enum WebFormat {
 
     /// The English name of the day's weekday: `Monday`.
     static func weekday(_ day: LocalDate) -> String {
-        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][(day.isoWeekday - 1) % 7]
+        weekdayNames[(day.isoWeekday - 1) % 7]
+    }
+
+    /// The English weekday names, Monday first (ISO weekday 1).
+    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    /// The mornings a person's free days wake on, as a sentence names them: `Saturday and
+    /// Sunday mornings` under the default work days, `Friday, Saturday and Sunday mornings`
+    /// for a four-day week, `no morning` when every day is a work day.
+    static func freeMornings(_ workDays: WorkDays) -> String {
+        let free = (1...7).filter { !workDays.isoWeekdays.contains($0) }.map { weekdayNames[$0 - 1] }
+        guard let last = free.last else { return "no morning" }
+        let listed = free.count == 1 ? last : free.dropLast().joined(separator: ", ") + " and " + last
+        return listed + " mornings"
     }
 
     /// A number with one decimal: `7.5`.

@@ -175,6 +175,15 @@ struct AccountServerTests {
         #expect(night["bedtime"] as? Int == adminNight["bedtime"] as? Int)
         #expect((night["bedtime_local"] as? String)?.count == 19)
         #expect((night["stage_segments"] as? [Any])?.count == (adminNight["stageSegments"] as? [Any])?.count)
+        // Each night carries its confidence with its factors, the admin tool's for that wake day.
+        let adminConfidences = try #require(
+            Self.jsonObject(listed.printed)["confidence"] as? [String: [String: Any]])
+        for served in served {
+            let day = try #require(served["wake_day"] as? String)
+            let confidence = try #require(served["confidence"] as? [String: Any], "\(day) has no confidence")
+            let expected = try #require(adminConfidences[day])
+            #expect(confidence.count == 7 && NSDictionary(dictionary: confidence) == NSDictionary(dictionary: expected))
+        }
 
         // Without from and to: the last 30 days up to today in the user's zone.
         let recent = try server.curl("/api/v1/nights", token: token)

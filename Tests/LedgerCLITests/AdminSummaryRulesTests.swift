@@ -48,6 +48,22 @@ struct AdminSummaryRulesTests {
         #expect(after.contains(changed), "\(after)")
     }
 
+    @Test("with the estimated need as target, the debt line names the need, not a target")
+    func debtAgainstNeed() {
+        var summary = Self.bare
+        #expect(Self.summaryText(.standard).contains("over 0 nights against a target of 8h"))
+        summary.estimatedNeed = SleepNeedEstimate(
+            needSeconds: summary.goalBand.targetSeconds, lowSeconds: 7 * 3600, highSeconds: 9 * 3600, method: .prior,
+            nightsUsed: 0, effectiveNights: 0, freeNights: 0, workNights: 0, habitualSeconds: nil,
+            hiddenDebtSeconds: nil)
+        let text = AdminSummaryCommand.text(summary, user: Self.user, style: Self.plain, rules: .standard).visible
+        #expect(
+            text.contains(
+                "over 0 nights against an estimated need of 8h (each night: the need from the nights before it)"),
+            "\(text)")
+        #expect(!text.contains("target"), "\(text)")
+    }
+
     @Test func lateBedtimeHoursFollowTheRules() {
         let patterns = SleepPatterns(
             trackedNights: 9, lateBedtimes: SleepPatterns.LateBedtimes(lateNights: 4, trackedNights: 9, threshold: 3))

@@ -67,6 +67,58 @@ struct DashboardTests {
         }
     }
 
+    @Test("with the estimated need as target, the debt card measures against it and says so, the plan too")
+    func debtCardAgainstNeed() throws {
+        var summary = WebFixtures.rich(.weekly)
+        summary.estimatedNeed = SleepNeedEstimate(
+            needSeconds: summary.goalBand.targetSeconds, lowSeconds: 7 * 3600, highSeconds: 9 * 3600,
+            method: .freeNights, nightsUsed: 20, effectiveNights: 20, freeNights: 20, workNights: 40,
+            habitualSeconds: nil, hiddenDebtSeconds: nil)
+        let card = try Self.card(WebFixtures.dashboard(summary), "debt")
+        let text = card.text
+        #expect(
+            text.contains(
+                "against your estimated need (\(SleepDuration.format(seconds: summary.goalBand.targetSeconds)) as of "
+                    + "\(summary.asOf); each night against the need estimated from the nights before it)"))
+        #expect(!text.contains("target"), "\(text)")
+        let balance = try #require(summary.debt.averageNightlyBalanceSeconds)
+        #expect(text.contains((balance < 0 ? "short of" : "over") + " your estimated need a night"))
+        let plans = card.elements("li").map(\.textAfter)
+        #expect(!plans.isEmpty && plans.allSatisfy { $0.contains("more than your estimated need: ") })
+        let charts = WebFixtures.dashboard(summary)
+        #expect(charts.contains("estimated need, and nights under the minimum") && !charts.contains(" target, and"))
+    }
+
+    @Test(
+        "free days are named from the work days",
+        arguments: [
+            ([1, 2, 3, 4, 5], "Saturday and Sunday mornings"), ([1, 2, 3, 4], "Friday, Saturday and Sunday mornings"),
+            ([7, 1, 2, 3, 4], "Friday and Saturday mornings"), ([1, 2, 3, 4, 5, 6], "Sunday mornings"),
+            ([1, 2, 3, 4, 5, 6, 7], "no morning"),
+            ([], "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday and Sunday mornings"),
+        ])
+    func freeMornings(workDays: [Int], expected: String) {
+        #expect(WebFormat.freeMornings(WorkDays(isoWeekdays: workDays)) == expected)
+    }
+
+    @Test("a Sunday-to-Thursday week: the regularity and patterns cards name Friday and Saturday as free")
+    func otherWorkWeek() throws {
+        let summary = WebFixtures.rich(.monthly)
+        let page = WebFixtures.dashboard(summary, workDays: WorkDays(isoWeekdays: [7, 1, 2, 3, 4]))
+        let jetLag = try #require(summary.midSleepJetLag)
+        let regularity = try Self.card(page, "regularity").text
+        #expect(regularity.contains("(Friday and Saturday mornings, \(ReportFormat.nights(jetLag.freeDayNights)))"))
+        #expect(!page.contains("Saturday and Sunday"))
+        var patterns = try #require(summary.patterns)
+        patterns.socialJetLag = SleepPatterns.SocialJetLag(
+            weekendAverageHours: 8.6, workdayAverageHours: 6.9, differenceHours: 1.7, weekendNights: 2, workdayNights: 5
+        )
+        let findings = DashboardView.patternFindings(patterns, workDays: WorkDays(isoWeekdays: [7, 1, 2, 3, 4]))
+        #expect(
+            findings.first?.text.hasPrefix("You sleep 1.7 h more on nights before Friday and Saturday mornings") == true
+        )
+    }
+
     @Test("the score card: overall, grade, the four components as meters in the spec's order")
     func scoreCard() throws {
         let summary = WebFixtures.rich(.weekly)

@@ -103,6 +103,32 @@ struct FormTests {
         #expect(empty.text.contains("No night stored that woke from \(WebFixtures.asOf) through \(WebFixtures.asOf)."))
     }
 
+    @Test("nights: each row ends with the night's confidence mark and value, - for a night not assessed yet")
+    func nightsConfidence() throws {
+        let summary = WebFixtures.rich(.monthly)
+        let nights = WebFixtures.windowNights(summary)
+        let first = try #require(nights.first)
+        let last = try #require(nights.last)
+        let low = NightConfidence(
+            coverage: 0.5, dataKind: .asleepWithoutStages, agreement: 1, isTruncated: true, plausibility: 1,
+            fragmentation: 1)
+        let high = NightConfidence(
+            coverage: 1, dataKind: .stages, agreement: 1, isTruncated: false, plausibility: 1, fragmentation: 1)
+        let scan = Self.scan(
+            NightsView.page(
+                nights: nights, from: summary.window.first, to: summary.window.last,
+                confidences: [first.wakeDay: low, last.wakeDay: high]))
+        #expect(scan.elements("th").last { $0.attributes["scope"] == "col" }?.textAfter == "Confidence")
+        let marks = scan.elements("span").filter { $0.attributes["class"]?.hasPrefix("mark ") == true }
+        #expect(marks.map { $0.attributes["class"] } == ["mark mark-\(low.mark.rawValue)", "mark mark-high"])
+        #expect(low.mark == .low && high.value == 1)
+        let rows = scan.text.split(separator: "\n").filter { $0.contains(first.wakeDay.description) }
+        #expect(rows.contains { $0.hasSuffix("low \(PersonalText.decimal(low.value))") }, "\(rows)")
+        let cellsPerRow = scan.elements("td").count / nights.count
+        #expect(scan.elements("td").count % nights.count == 0 && cellsPerRow == 13)
+        if nights.count > 2 { #expect(scan.elements("td")[cellsPerRow * 2 - 1].textAfter == "-") }
+    }
+
     @Test("settings: where the person is signed in (this session marked, addresses) and their tokens, no secret")
     func settingsAccess() throws {
         let page = SettingsView.page(

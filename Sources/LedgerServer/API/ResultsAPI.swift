@@ -138,7 +138,8 @@ enum ResultsAPI {
         return .error(404, code: "no_summary", message: message)
     }
 
-    /// `GET /api/v1/nights?from=&to=`: one page of nights and naps, with a `next` link.
+    /// `GET /api/v1/nights?from=&to=`: one page of nights (each with its confidence) and naps,
+    /// with a `next` link.
     static func nights(_ context: RequestContext) throws -> HTTPResponse {
         struct Page: Encodable {
             var handle: String
@@ -158,7 +159,8 @@ enum ResultsAPI {
         let next = page.next.map { base + "/api/v1/nights?from=\($0)&to=\(page.requestedLast)" }
         return .json(
             Page(
-                handle: page.user.handle, from: page.first, to: page.last, nights: page.nights.map(NightDocument.init),
+                handle: page.user.handle, from: page.first, to: page.last,
+                nights: page.nights.map { NightDocument(night: $0, confidence: page.confidences[$0.wakeDay]) },
                 naps: page.naps.map(NapDocument.init), next: next),
             headers: next.map { [.init("Link", "<\($0)>; rel=\"next\"")] } ?? [])
     }

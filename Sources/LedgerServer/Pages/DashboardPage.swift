@@ -26,7 +26,7 @@ enum DashboardPage {
             let page = DashboardView.page(
                 handle: account.user.handle, horizon: horizon, content: content,
                 isRollupPending: account.isRollupPending, storedAt: account.lastRollupAt, notice: notice,
-                personal: personal)
+                personal: personal, workDays: account.user.goals.workDays)
             return .respond(PageRendering.personal(page, try context.requireVisitor(), handle: account.user.handle))
         }
     ]

@@ -18,7 +18,9 @@ enum NightsPage {
                     "A page shows at most \(AccountService.maximumPageDays) days: these are \(page.first) "
                         + "through \(page.last). The CSV download has the whole range.")
             }
-            let view = NightsView.page(nights: page.nights, from: page.first, to: page.requestedLast, notice: notice)
+            let view = NightsView.page(
+                nights: page.nights, from: page.first, to: page.requestedLast, confidences: page.confidences,
+                notice: notice)
             return .respond(PageRendering.personal(view, try context.requireVisitor(), handle: page.user.handle))
         },
         Route("GET", WebPaths.nightsCSV, access: .signedIn, readsFromReplica: true) { context in
