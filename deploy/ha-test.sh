@@ -20,11 +20,25 @@
 # a switchover, under 90 s after the kill with pg_auto_failover's default timeouts); the
 # server and the worker never needed a restart; no log shows the password.
 #
+# Backups through the failovers (issue 23, item 5): both nodes archive WAL with Debian's
+# pgBackRest (archive_mode and archive_command in postgresql.conf, which pg_autoctl keeps
+# and copies to the secondary) to a repository in the test's folder, one stanza naming both
+# nodes (pg1: node1, pg2: node2). `pgbackrest check` runs, as the service user, once before
+# the load (node1 primary), after the kill's promotion (node1, node2 dead) and after the
+# switch back (node2), and a full `pgbackrest backup` after it. Judged: each check passed
+# against the node that had just become primary (that node not in recovery, the segment the
+# check waited for on that node's timeline, a newer timeline each time, and that node's own
+# archiver the one that pushed it, pg_stat_archiver), the backup was taken from the new
+# primary (its first WAL segment on node2's timeline), and as root no pgBackRest file is
+# root's.
+#
 #   deploy/ha-test.sh [--seconds N] [--keep]
 #
 # Uses the build deploy/test.sh made (SLEEPLEDGER_BIN, else a release build). Ports:
 # HA_TEST_PORT (default 56400) for the monitor, the next two for the nodes. Time bound:
 # 6 minutes on a loaded 2-core machine (about 4 measured). Exits 1 when a check fails.
+# Every pgbackrest command runs as the service user (never root: root-owned lock and log
+# files would stop the nodes' archive-push).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,15 +76,48 @@ finish() {
 }
 trap finish EXIT
 
-# The formation: a monitor, node1 (primary), node2 (synchronous secondary).
+# The formation: a monitor, node1 (primary), node2 (synchronous secondary), both archiving
+# WAL with pgBackRest to one stanza (created once node1 runs).
 paf_setup "$work/paf"
+paf_pgbackrest_setup node1 $((port + 1)) node2 $((port + 2))
 paf_monitor "$port"
 paf_node node1 $((port + 1))
 paf_wait node1 single 60 || { paf_state; echo "node1 did not start" >&2; exit 1; }
+paf_pgbackrest stanza-create > "$work/pgbackrest-stanza-create.log" 2>&1 ||
+  { cat "$work/pgbackrest-stanza-create.log" >&2; echo "pgbackrest stanza-create failed" >&2; exit 1; }
 paf_node node2 $((port + 2))
 paf_wait node2 secondary 90 || { paf_state; echo "node2 did not become secondary" >&2; exit 1; }
 echo "formation up after $(( $(date +%s) - test_started )) s:"
 paf_state
+
+# backrest_check LABEL NODE: `pgbackrest check` on the stanza of both nodes, then NODE's own
+# view of itself: in recovery?, its timeline, the last segment its archiver pushed. One line
+# in pgbackrest.txt: LABEL NODE EXIT SECONDS SEGMENT IN_RECOVERY TIMELINE LAST_ARCHIVED.
+node_port() { if [ "$1" = node1 ]; then echo $((port + 1)); else echo $((port + 2)); fi; }
+backrest_check() {
+  local label="$1" node="$2" begin status=0 seconds segment facts
+  begin="$(date +%s.%N)"
+  paf_pgbackrest --log-level-console=info check > "$work/pgbackrest-check-$label.log" 2>&1 || status=$?
+  seconds="$(awk -v b="$begin" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - b }')"
+  segment="$(sed -n 's/.*WAL segment \([0-9A-F]\{24\}\) successfully archived.*/\1/p' "$work/pgbackrest-check-$label.log" |
+    tail -1)"
+  facts="$(as_service psql -X -qtA -F ' ' -h "$paf/run" -p "$(node_port "$node")" -d postgres -c "
+    SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN '-'
+      ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END, coalesce(last_archived_wal, '-')
+    FROM pg_stat_archiver" 2>/dev/null || echo "? ? ?")"
+  echo "$label $node $status $seconds ${segment:--} $facts" >> "$work/pgbackrest.txt"
+  echo "  pgbackrest check ($label, against $node): exit $status in $seconds s, segment ${segment:-none};" \
+    "$node in recovery, timeline, last archived: $facts"
+}
+# backrest_passed LABEL NODE: LABEL's check passed against NODE: NODE a primary, the segment
+# the check waited for on NODE's timeline, and NODE's own archiver pushed it (or a later one).
+backrest_passed() {
+  awk -v label="$1" -v node="$2" '$1 == label && $2 == node && $3 == 0 && $5 != "-" && $6 == "f" &&
+    substr($5, 1, 8) == $7 && substr($8, 1, 8) == $7 && ($8 "") >= ($5 "") { ok = 1 } END { exit !ok }' \
+    "$work/pgbackrest.txt"
+}
+: > "$work/pgbackrest.txt"
+backrest_check before node1
 
 # The application's URL: the formation's hosts, read-write, as the superuser with a
 # password (trust ignores it; no log may show it).
@@ -223,6 +270,7 @@ paf_kill node2
 paf_wait node1 wait_primary 150 || paf_wait node1 primary 5 ||
   { paf_state; echo "node1 was not promoted after the kill" >&2; exit 1; }
 event "kill-promoted"
+backrest_check kill node1
 paf_run node2
 paf_wait node2 secondary 150 && paf_wait node1 primary 30 ||
   { paf_state; echo "node2 did not come back as secondary" >&2; exit 1; }
@@ -233,7 +281,28 @@ event "switchback"
 paf_switchover
 paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchback" >&2; exit 1; }
 event "switchback-done"
-sleep 10
+switchback_done="$(date +%s)"
+backrest_check switchback node2
+# A full backup of the new primary, under the load.
+backup_begin="$(date +%s.%N)"
+backup_status=0
+paf_pgbackrest --type=full backup > "$work/pgbackrest-backup.log" 2>&1 || backup_status=$?
+backup_seconds="$(awk -v b="$backup_begin" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - b }')"
+paf_pgbackrest --output=json info > "$work/pgbackrest-info.json" 2>> "$work/pgbackrest-backup.log" || true
+# The newest backup: type, its first WAL segment, the cluster's size and what it added to the repository.
+read -r backup_type backup_start backup_size backup_delta <<<"$(python3 -c '
+import json, sys
+backups = json.load(open(sys.argv[1]))[0].get("backup", [])
+b = backups[-1] if backups else {"type": "-", "archive": {"start": "-"}, "info": {"size": 0, "repository": {"delta": 0}}}
+print(b["type"], b["archive"]["start"], b["info"]["size"], b["info"]["repository"]["delta"])
+' "$work/pgbackrest-info.json" 2>/dev/null || echo "- - 0 0")"
+echo "  pgbackrest backup --type=full: exit $backup_status in $backup_seconds s; $backup_type backup from $backup_start," \
+  "cluster $((backup_size / 1048576)) MB, $((backup_delta / 1048576)) MB into the repository"
+# What the repository holds: every WAL segment and timeline history file archived.
+find "$paf/pgbackrest/repository/archive" -type f -name '0*' -printf '%f\n' | cut -c1-24 | sort -u \
+  > "$work/pgbackrest-archive.txt"
+left=$(( switchback_done + 10 - $(date +%s) ))
+[ "$left" -le 0 ] || sleep "$left"
 touch "$work/stop"
 wait "$load_pid"
 event "load-done"
@@ -330,6 +399,12 @@ echo "  uploads and pushes accepted (202): $accepted (exports $uploads_accepted;
   "jobs $jobs, done $done_jobs (at the first attempt $first_attempt), distinct imports $job_imports," \
   "succeeded imports $imports; jobs of uploads answered 503 whose commit landed: $unanswered; spool files $spool"
 awk '{ printf "  requests %-7s %s\n", $3, $4 }' "$work/requests.txt" | sort | uniq -c | sed 's/^ */  /'
+awk '{ printf "  pgbackrest check %s: against %s, exit %s in %s s, segment %s (timeline %s)\n", $1, $2, $3, $4, $5, $7 }' \
+  "$work/pgbackrest.txt"
+echo "  pgbackrest backup --type=full: exit $backup_status in $backup_seconds s, first segment $backup_start"
+awk '/history/ { history = history " " $1; next } { n[substr($1, 1, 8)]++; last[substr($1, 1, 8)] = substr($1, 17) }
+  END { for (t in n) printf "  pgbackrest archive: timeline %s, %d segments up to %s\n", t, n[t], last[t]
+        print "  pgbackrest archive: history files" history }' "$work/pgbackrest-archive.txt" | sort
 while read -r name group gap count slowest; do
   echo "  after $name, $group: 5xx gap $gap s ($count answers 5xx or none), slowest success $slowest s"
 done < "$work/gaps.txt"
@@ -347,6 +422,19 @@ check "writes stopped under 90 s after the kill" \
   'awk '"'"'$1 == "kill" && $2 == "writes" && $3 >= 90 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
 check "the server and the worker never needed a restart" '[ "$server_alive" -eq 1 ] && [ "$worker_alive" -eq 1 ]'
 check "no log shows the password" '! grep -rqF "$password" "$work"/*.log'
+check "pgbackrest check passed against node1 before the load (the setup)" 'backrest_passed before node1'
+check "pgbackrest check passed against node1, primary after the kill's promotion (node2 dead)" 'backrest_passed kill node1'
+check "pgbackrest check passed against node2, primary after the switch back" 'backrest_passed switchback node2'
+check "each check ran on a newer timeline (before, kill, switch back)" \
+  'awk '"'"'{ t[NR] = $7 } END { exit !(NR == 3 && t[1] < t[2] && t[2] < t[3]) }'"'"' "$work/pgbackrest.txt"'
+switchback_timeline="$(awk '$1 == "switchback" { print $7 }' "$work/pgbackrest.txt")"
+check "the repository holds the history file of each promotion (timelines 2 to $switchback_timeline)" \
+  '[ "$(grep -c "^0*[2-9A-F]\.history$" "$work/pgbackrest-archive.txt")" -eq $((16#$switchback_timeline - 1)) ]'
+check "pgbackrest backup (full) taken from the new primary node2" \
+  '[ "$backup_status" -eq 0 ] && [ "$backup_type" = full ] && [ "${backup_start:0:8}" = "$switchback_timeline" ]'
+if [ "$(id -u)" -eq 0 ]; then
+  check "no pgBackRest file is root's" '! find "$paf/pgbackrest" -user root | grep -q .'
+fi
 elapsed=$(( $(date +%s) - test_started ))
 check "within the bound (${elapsed} s of $bound s)" '[ "$elapsed" -le "$bound" ]'
 if [ "$failed" -ne 0 ]; then

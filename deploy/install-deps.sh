@@ -22,7 +22,7 @@ packages=(
   libarchive-tools zip unzip  # bsdtar and zip for test fixtures and benchmarks
   chromium chromium-driver    # the browser tests' headless Chromium and its WebDriver
   python3-selenium            # drives it from Tests/Browser/*.py (run with /usr/bin/python3)
-  pgbackrest                  # backups and point-in-time recovery (sleepledger db backup, deploy/backup-drill.sh)
+  pgbackrest                  # backups and point-in-time recovery (sleepledger db backup, deploy/backup-drill.sh, deploy/ha-test.sh)
   prometheus                  # only for promtool: `promtool check rules` on deploy/prometheus (the tests)
   "$@"
 )

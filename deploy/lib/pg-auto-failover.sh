@@ -19,10 +19,15 @@
 #   paf_state                   `pg_autoctl show state`
 #   paf_formation_uri           the formation's multi-host URI (target_session_attrs=read-write)
 #   paf_stop_all                stops every keeper and postgres the script started
+#   paf_pgbackrest_setup N1 P1 N2 P2
+#                               WAL archiving with pgBackRest for the nodes N1 (port P1) and
+#                               N2 (P2), before paf_node creates them (below)
+#   paf_pgbackrest ARGS...       `pgbackrest` as the service user on the stanza of both nodes
 
 paf_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 paf_service_user=sleepledger
 paf_names=()
+paf_archive_command=""
 
 paf_setup() {
   paf="$1"
@@ -74,19 +79,29 @@ paf_monitor() {
 paf_node() {
   local name="$1" port="$2"
   # The first node is initialised here (its sockets in paf/run); a secondary is a copy of
-  # the primary (pg_basebackup), configuration included.
-  [ "${#paf_names[@]}" -gt 1 ] || paf_initdb "$name"
-  as_service pg_autoctl create postgres --pgdata "$paf/$name" --pgport "$port" --hostname 127.0.0.1 \
-    --listen 127.0.0.1 --auth trust --no-ssl --monitor "$paf_monitor_uri" --name "$name" \
-    --dbname sleepledger > "$paf/$name.create.log" 2>&1
+  # the primary (pg_basebackup), configuration included. Archiving (paf_pgbackrest_setup)
+  # goes in postgresql.conf, which is ours: pg_autoctl puts its settings in
+  # postgresql-auto-failover.conf (included after these lines; archiving is not among
+  # them), pg_basebackup copies the file to the secondary, pg_rewind to a node that rejoins.
+  if [ "${#paf_names[@]}" -le 1 ]; then
+    paf_initdb "$name"
+    [ -z "$paf_archive_command" ] ||
+      printf "archive_mode = on\narchive_command = '%s'\n" "$paf_archive_command" >> "$paf/$name/postgresql.conf"
+  fi
+  # The node's own data folder for pgBackRest, as in paf_run (create may leave postgres running).
+  as_service env PGBACKREST_PG1_PATH="$paf/$name" pg_autoctl create postgres --pgdata "$paf/$name" \
+    --pgport "$port" --hostname 127.0.0.1 --listen 127.0.0.1 --auth trust --no-ssl --monitor "$paf_monitor_uri" \
+    --name "$name" --dbname sleepledger > "$paf/$name.create.log" 2>&1
   paf_run "$name"
 }
 
 paf_run() {
   local name="$1"
   # setsid: the keeper leads a process group of its own (its id is the group's).
+  # PGBACKREST_PG1_PATH: the node's own data folder for the archive_command's pgBackRest
+  # (paf_pgbackrest_setup), as a host's own configuration names it; postgres inherits it.
   setsid bash -c "$(declare -f as_service); paf='$paf' paf_bin='$paf_bin' paf_service_user='$paf_service_user'
-    as_service pg_autoctl run --pgdata '$paf/$name'" >> "$paf/$name.run.log" 2>&1 &
+    as_service env PGBACKREST_PG1_PATH='$paf/$name' pg_autoctl run --pgdata '$paf/$name'" >> "$paf/$name.run.log" 2>&1 &
   echo $! > "$paf/$name.keeper"
   # Killed on purpose later (paf_kill): no job report from this shell.
   disown $!
@@ -163,3 +178,45 @@ paf_stop_all() {
     [ -z "$postmaster" ] || kill -KILL "$postmaster" 2>/dev/null || true
   done
 }
+
+# paf_pgbackrest_setup NAME1 PORT1 NAME2 PORT2: WAL archiving with Debian's pgBackRest, for the
+# nodes NAME1 and NAME2 that paf_node creates next, to a repository in paf/pgbackrest (one
+# host here; docs/operations.md, "High availability", for separate hosts):
+#   node.conf        what both nodes' archive_command (`archive-push %p`) reads: the
+#                    repository, no data folder; a node's own (pg1-path) comes from its
+#                    keeper's environment (paf_run), as a host's own configuration would
+#                    name it (a keeper without it makes archive-push fail loudly, never
+#                    push another node's file of the same name);
+#   pgbackrest.conf  the stanza `sleepledger` with both nodes (pg1: NAME1, pg2: NAME2), for
+#                    stanza-create, check, backup and info (paf_pgbackrest), which find the
+#                    primary among them.
+# Every pgbackrest command runs as the service user (as root, through as_service): a run as
+# root would leave root-owned lock and log files that break the nodes' archive-push.
+paf_pgbackrest_setup() {
+  local folder="$paf/pgbackrest" program repository
+  program="$(command -v pgbackrest || echo /usr/bin/pgbackrest)"
+  repository="[global]
+repo1-path=$folder/repository
+repo1-retention-full=2
+compress-type=zst
+start-fast=y
+log-path=$folder/log
+lock-path=$folder/lock
+log-level-console=warn
+log-level-file=info
+"
+  as_service mkdir -p "$folder/repository" "$folder/log" "$folder/lock"
+  printf '%s' "$repository" | as_service tee "$folder/node.conf" >/dev/null
+  printf '%s\n[sleepledger]\n' "$repository" | as_service tee "$folder/pgbackrest.conf" >/dev/null
+  local index=1 name port
+  while [ $# -ge 2 ]; do
+    name="$1" port="$2"
+    shift 2
+    printf 'pg%s-path=%s\npg%s-port=%s\npg%s-socket-path=%s\npg%s-user=%s\n' "$index" "$paf/$name" "$index" "$port" \
+      "$index" "$paf/run" "$index" "$paf_service_user" | as_service tee -a "$folder/pgbackrest.conf" >/dev/null
+    index=$((index + 1))
+  done
+  paf_archive_command="$program --config=$folder/node.conf --stanza=sleepledger archive-push %p"
+}
+
+paf_pgbackrest() { as_service pgbackrest --config="$paf/pgbackrest/pgbackrest.conf" --stanza=sleepledger "$@"; }
