@@ -83,8 +83,14 @@ paf_pgbackrest_setup node1 $((port + 1)) node2 $((port + 2))
 paf_monitor "$port"
 paf_node node1 $((port + 1))
 paf_wait node1 single 60 || { paf_state; echo "node1 did not start" >&2; exit 1; }
-paf_pgbackrest stanza-create > "$work/pgbackrest-stanza-create.log" 2>&1 ||
-  { cat "$work/pgbackrest-stanza-create.log" >&2; echo "pgbackrest stanza-create failed" >&2; exit 1; }
+# The monitor may report node1 single while its PostgreSQL still restarts ("the database
+# system is starting up", seen once under CI load): try for up to 30 s.
+stanza_deadline=$(( $(date +%s) + 30 ))
+until paf_pgbackrest stanza-create > "$work/pgbackrest-stanza-create.log" 2>&1; do
+  [ "$(date +%s)" -lt "$stanza_deadline" ] ||
+    { cat "$work/pgbackrest-stanza-create.log" >&2; echo "pgbackrest stanza-create failed for 30 s" >&2; exit 1; }
+  sleep 1
+done
 paf_node node2 $((port + 2))
 paf_wait node2 secondary 90 || { paf_state; echo "node2 did not become secondary" >&2; exit 1; }
 echo "formation up after $(( $(date +%s) - test_started )) s:"
