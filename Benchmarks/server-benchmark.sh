@@ -24,10 +24,11 @@
 #            build before a change) on the same cluster and data, rounds interleaved with
 #            the order alternating: GET /api/v1/summary under wrk (as in `summary`), its
 #            throughput and the server process's CPU time per request (user and system,
-#            from /proc: far less noisy than throughput on a shared machine, and what a
-#            change to the server's own code moves; the database's work is the same SQL),
+#            from /proc: what a change to the server's own code moves; the database's
+#            work is the same SQL),
 #            and the `upload` export sent to done (as in `upload`), each as this build's
-#            figure over the baseline's in the same round; the medians decide.
+#            figure over the baseline's in the same round; the medians, and the geometric
+#            means with their 95 % confidence intervals, decide.
 #
 # Usage: Benchmarks/server-benchmark.sh [--runs N] [--keep DIR] [--upload-size SIZE]
 #        [--memory-size SIZE] [--duration SECONDS] [PART...]
