@@ -57,14 +57,8 @@ echo "ha-test: failover under load, at least $seconds s of load; bound $bound s"
 
 . deploy/lib/private-cluster.sh
 . deploy/lib/pg-auto-failover.sh
-release_binaries sleepledger sleepledger-admin make-export
-bin="$(cd "$bin" && pwd)"
+paf_test_start ha-test
 port="${HA_TEST_PORT:-56400}"
-
-work="$(mktemp -d /tmp/ha-test.XXXXXX)"
-chmod 0755 "$work"
-unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE SLEEPLEDGER_HOME \
-  SLEEPLEDGER_SERVER_DATABASE_URL SLEEPLEDGER_ADMIN_DATABASE_URL SLEEPLEDGER_READ_DATABASE_URL || true
 worker_pid=""
 finish() {
   local status=$?

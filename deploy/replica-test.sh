@@ -32,14 +32,8 @@ echo "replica-test: reads from a streaming replica, read your writes; bound $bou
 
 . deploy/lib/private-cluster.sh
 . deploy/lib/pg-auto-failover.sh
-release_binaries sleepledger sleepledger-admin make-export
-bin="$(cd "$bin" && pwd)"
+paf_test_start ha-replica
 port="${REPLICA_TEST_PORT:-56410}"
-
-work="$(mktemp -d /tmp/ha-replica.XXXXXX)"
-chmod 0755 "$work"
-unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE SLEEPLEDGER_HOME \
-  SLEEPLEDGER_SERVER_DATABASE_URL SLEEPLEDGER_ADMIN_DATABASE_URL SLEEPLEDGER_READ_DATABASE_URL || true
 finish() {
   local status=$?
   stop_server

@@ -7,6 +7,9 @@
 # unprivileged service user `sleepledger` (created like the embedded cluster does), which
 # owns the folder `paf`.
 #
+#   paf_test_start NAME         for a test script: the build's binaries (bin, an absolute
+#                               path), a scratch folder work (/tmp/NAME.XXXXXX) the service
+#                               user can read, and no database setting inherited
 #   paf_setup FOLDER            the folder (made, owned by the service user), the binaries
 #   paf_monitor PORT            a monitor on 127.0.0.1:PORT, running; sets paf_monitor_uri
 #   paf_node NAME PORT          a node registered with the monitor (the first is the
@@ -28,6 +31,15 @@ paf_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 paf_service_user=sleepledger
 paf_names=()
 paf_archive_command=""
+
+paf_test_start() {
+  release_binaries sleepledger sleepledger-admin make-export
+  bin="$(cd "$bin" && pwd)"
+  work="$(mktemp -d "/tmp/$1.XXXXXX")"
+  chmod 0755 "$work"
+  unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE SLEEPLEDGER_HOME \
+    SLEEPLEDGER_SERVER_DATABASE_URL SLEEPLEDGER_ADMIN_DATABASE_URL SLEEPLEDGER_READ_DATABASE_URL || true
+}
 
 paf_setup() {
   paf="$1"
