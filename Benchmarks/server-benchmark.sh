@@ -77,13 +77,7 @@ server_bin=""
 start_server() {
   "${server_bin:-$bin}/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" "$@" 2>"$work/server.log" &
   server_pid=$!
-  port=""
-  for _ in $(seq 1 600); do
-    port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
-  echo "the server did not start:" >&2; cat "$work/server.log" >&2; exit 1
+  port="$(serving_port "$work/server.log" "$server_pid")" || exit 1
 }
 
 user_number=0

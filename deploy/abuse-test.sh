@@ -125,16 +125,7 @@ start_serve() { # LOG [ARGS...]: starts a server, sets `port`
   local log="$1"; shift
   "$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off "$@" 2>"$log" &
   last_pid=$!
-  port=""
-  for _ in $(seq 1 600); do
-    port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -1)"
-    [ -n "$port" ] && return
-    kill -0 "$last_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$log" >&2
-  echo "abuse-test: the server did not start" >&2
-  exit 1
+  port="$(serving_port "$log" "$last_pid")" || exit 1
 }
 # F3's second server first (stopped by its own trap line), then the main one (stop_server).
 start_serve "$work/server-full.log" --spool "$work/spool-full" --workers 0 --min-free 4194304GiB

@@ -80,14 +80,7 @@ read_url="postgresql://sleepledger_server@127.0.0.1:$((port + 1)),127.0.0.1:$por
 SLEEPLEDGER_READ_DATABASE_URL="$read_url" "$bin/sleepledger" serve --listen 127.0.0.1:0 \
   --metrics-listen 127.0.0.1:0 --spool "$work/spool" --workers 1 2> "$work/server.log" &
 server_pid=$!
-http_port=""
-for _ in $(seq 1 600); do
-  http_port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
-  [ -n "$http_port" ] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$http_port" ] || { cat "$work/server.log" >&2; exit 1; }
+http_port="$(serving_port "$work/server.log" "$server_pid")" || exit 1
 metrics_port="$(sed -n 's/.*metrics on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
 
 primary_sql() { psql -qtA "$DATABASE_URL" -c "$1"; }

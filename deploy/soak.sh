@@ -72,13 +72,7 @@ done
 "$bin/sleepledger" serve --listen 127.0.0.1:0 --metrics-listen off --spool "$work/spool" --max-per-client 32 \
   2>"$work/server.log" &
 server_pid=$!
-port=""
-for _ in $(seq 1 600); do
-  port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" | head -1)"
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.log" >&2; exit 1; }
+port="$(serving_port "$work/server.log" "$server_pid")" || exit 1
 echo "server pid $server_pid on port $port; the load runs $minutes minutes"
 
 # Resident memory every 10 s (kB).

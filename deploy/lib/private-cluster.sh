@@ -1,6 +1,6 @@
 # Sourced by the scripts that run SleepLedger on a PostgreSQL cluster of their own
-# (deploy/fault-injection.sh, deploy/soak.sh, Benchmarks/server-benchmark.sh), from the
-# repository's root.
+# (deploy/fault-injection.sh, deploy/soak.sh, deploy/abuse-test.sh, the failover and replica
+# tests, Benchmarks/server-benchmark.sh), from the repository's root.
 
 # release_binaries PRODUCT...: sets `bin` to the folder of the release build of the
 # products (built when missing), or to SLEEPLEDGER_BIN when that is set.
@@ -22,6 +22,21 @@ stop_server() {
     wait "$server_pid" 2>/dev/null || true
     server_pid=""
   fi
+}
+
+# serving_port LOG PID: prints the port the server PID announces in LOG ("serving on
+# 127.0.0.1:PORT"), waiting up to 60 s; shows LOG and fails when it does not (or it ended).
+serving_port() {
+  local port
+  for _ in $(seq 1 600); do
+    port="$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1)"
+    [ -n "$port" ] && { echo "$port"; return 0; }
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "the server did not start:" >&2
+  cat "$1" >&2
+  return 1
 }
 
 # private_cluster NAME [KEEP]: a work folder /tmp/NAME.XXXXXX, `data` (KEEP, or a folder
