@@ -4,7 +4,7 @@
 # a fresh private cluster of its own and reads the same-run ratios it prints, b/a (the full
 # rollup over the COPY floor) and c/b (the nightly run over the full rollup), and the
 # full rollup's VmHWM where the build prints it, and the CPU seconds (client and server)
-# of the full rollup, far steadier than wall time on a shared machine: the median of each
+# of the full rollup (what a change to the rollup's own work moves): the median of each
 # round's new/base CPU ratio. The medians decide.
 #
 # Usage: Benchmarks/rollup-ab.sh BASELINE_BIN [--runs N] [--users N] [--days N]

@@ -546,12 +546,15 @@ public enum DashboardView {
         let bucket = ReportFormat.bucketName(horizon)
         let band = summary.goalBand
         let perNight = horizon == .daily || horizon == .weekly
+        let reference = "\(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary))"
+        let greenBand: HTML =
+            "the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(reference)"
         let durationCaption: HTML =
             perNight
-            ? "Each night from bedtime to wake, coloured by stage; the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)), and nights under the minimum are marked in red."
-            : "Average sleep per \(bucket); the green band runs from your \(ReportFormat.hours(band.minimumSeconds)) minimum to your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)), and a \(bucket) averaging under the minimum is red."
+            ? "Each night from bedtime to wake, coloured by stage; \(greenBand), and nights under the minimum are marked in red."
+            : "Average sleep per \(bucket); \(greenBand), and a \(bucket) averaging under the minimum is red."
         let debtCaption: HTML =
-            "Shortfall against your \(ReportFormat.hours(band.targetSeconds)) \(ReportFormat.debtReference(summary)) per \(bucket) (bars) and the debt adding up over the window (line)."
+            "Shortfall against your \(reference) per \(bucket) (bars) and the debt adding up over the window (line)."
         var section: HTML = """
             <section class="charts" aria-labelledby="charts-heading">
             <h2 id="charts-heading">\(WebFormat.horizonName(horizon)) charts</h2>

@@ -48,10 +48,7 @@ public enum NightsView {
             func clock(_ instant: Int64) -> String { ReportFormat.localClock(instant, zone: zone) }
             func stage(_ seconds: Int64) -> String { staged ? ReportFormat.hours(seconds) : "-" }
             let confidence: HTML =
-                confidences[night.wakeDay].map { value in
-                    "<span class=\"mark mark-\(value.mark.rawValue)\">\(value.mark.rawValue)</span> "
-                        + "\(PersonalText.decimal(value.value))"
-                } ?? "-"
+                confidences[night.wakeDay].map { "\(WebFormat.mark($0.mark)) \(PersonalText.decimal($0.value))" } ?? "-"
             body += """
                 <tr><th scope="row">\(night.wakeDay)</th><td>\(clock(night.bedtime))</td><td>\(clock(night.onset))</td>\
                 <td>\(clock(night.wake))</td><td>\(ReportFormat.hours(night.asleepSeconds))</td>\

@@ -106,7 +106,7 @@ public struct PersonalCards: Sendable, Hashable {
             """
         if let mark = confidence.mark {
             card += """
-                <p class="figure"><span class="mark mark-\(mark.rawValue)">\(mark.rawValue)</span> \
+                <p class="figure">\(WebFormat.mark(mark)) \
                 <span class="unit">\(PersonalText.confidence(confidence))</span></p>
 
                 """
@@ -117,7 +117,7 @@ public struct PersonalCards: Sendable, Hashable {
             card += "<ul class=\"night-marks\">\n"
             for (day, night) in nights {
                 card +=
-                    "<li><span class=\"mark mark-\(night.mark.rawValue)\">\(night.mark.rawValue)</span> \(WebFormat.weekday(day)) \(day.description): \(PersonalText.decimal(night.value))</li>\n"
+                    "<li>\(WebFormat.mark(night.mark)) \(WebFormat.weekday(day)) \(day.description): \(PersonalText.decimal(night.value))</li>\n"
             }
             card += "</ul>\n"
         } else {

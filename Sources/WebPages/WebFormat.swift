@@ -60,6 +60,11 @@ public enum WebFormat {
         weekdayNames[(day.isoWeekday - 1) % 7]
     }
 
+    /// A confidence mark as the pages show it: its letter in a badge coloured by the mark.
+    static func mark(_ mark: NightConfidence.Mark) -> HTML {
+        "<span class=\"mark mark-\(mark.rawValue)\">\(mark.rawValue)</span>"
+    }
+
     /// The English weekday names, Monday first (ISO weekday 1).
     static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
