@@ -35,8 +35,10 @@ fi
 scratch=$(mktemp -d /tmp/sleepledger-test.XXXXXX)
 chmod 0755 "$scratch"   # as root, the cluster runs as an unprivileged user who must reach it
 export SLEEPLEDGER_HOME="$scratch/home"
+# The cluster is stopped by its folder (SLEEPLEDGER_HOME is unset once it runs): a `db stop`
+# without it found no cluster, and the folder's removal left the postgres running.
 cleanup() {
-  .build/debug/sleepledger db stop >/dev/null 2>&1 || true
+  SLEEPLEDGER_HOME="$scratch/home" .build/debug/sleepledger db stop >/dev/null 2>&1 || true
   rm -rf "$scratch"
 }
 trap cleanup EXIT
