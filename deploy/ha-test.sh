@@ -6,11 +6,17 @@
 # at least --seconds (default 120) five people uploading exports and pushing Health Auto
 # Export payloads while, in turn:
 #
-#   1. `pg_autoctl perform switchover` (node1 -> node2);
+#   1. a switchover (node1 -> node2) by deploy/ha/switchover.sh, which fences the old
+#      primary before `pg_autoctl perform switchover`;
 #   2. the primary's PostgreSQL and its keeper killed with SIGKILL (node2: a dead host),
 #      until the monitor promotes node1;
 #   3. the killed node's keeper started again, until node2 is back as secondary;
-#   4. a second switchover, back to node2.
+#   4. a second switchover, back to node2, meeting pg_auto_failover issue #774 on purpose:
+#      both keepers paused, the monitor's goal for node1 set to wait_primary once it assigned
+#      draining (what the race does), node1's keeper resumed until it reports wait_primary
+#      (synchronous replication off), then node2's. Without the fence, node1 then takes
+#      writes for the monitor's 30 s demote timeout while node2 is promoted, and they are
+#      lost (as a CI run once found when the race struck by itself).
 #
 # Judged: every upload answered 202 is imported exactly once (one job done, one import)
 # and the spool ends empty; nothing acknowledged is lost (a clean single server importing
@@ -18,7 +24,9 @@
 # failover equals the one on that clean server (every stored summary and night); the gaps
 # of 5xx answers after each event are printed and bounded (writes stopped under 10 s after
 # a switchover, under 90 s after the kill with pg_auto_failover's default timeouts); the
-# server and the worker never needed a restart; no log shows the password.
+# server and the worker never needed a restart; no log shows the password; each switchover
+# fenced the old primary first, and the second met #774 (writes stopped under 45 s there,
+# the demote timeout; under 10 s after the first, unless the race struck it too).
 #
 # Backups through the failovers (issue 23, item 5): both nodes archive WAL with Debian's
 # pgBackRest (archive_mode and archive_command in postgresql.conf, which pg_autoctl keeps
@@ -62,6 +70,8 @@ port="${HA_TEST_PORT:-56400}"
 worker_pid=""
 finish() {
   local status=$?
+  # shellcheck disable=SC2086
+  [ -z "${race_pids:-}" ] || kill -CONT $race_pids 2>/dev/null || true
   stop_server
   [ -z "$worker_pid" ] || { kill "$worker_pid" 2>/dev/null || true; wait "$worker_pid" 2>/dev/null || true; }
   paf_stop_all
@@ -118,6 +128,38 @@ backrest_passed() {
 }
 : > "$work/pgbackrest.txt"
 backrest_check before node1
+
+# Issue #774 on purpose (item 4 above). race_begin OLD NEW pauses both keepers' services
+# that talk to the monitor (their PostgreSQL runs on); race_finish OLD NEW, in the
+# background while the switchover runs, waits for the monitor to assign OLD draining, sets
+# OLD's goal to wait_primary, resumes OLD's keeper until it reports wait_primary, then NEW's.
+# node_active_pid NAME: that service of NAME's keeper (the last its supervisor started).
+node_active_pid() {
+  sed -n 's/.*Started pg_autoctl node-active service with pid \([0-9]*\).*/\1/p' "$paf/$1.run.log" | tail -1
+}
+monitor_sql() { as_service psql -X -qtA -h "$paf/run" -p "$port" -d pg_auto_failover -c "$1"; }
+race_begin() {
+  race_pids="$(node_active_pid "$1") $(node_active_pid "$2")"
+  # shellcheck disable=SC2086
+  kill -STOP $race_pids
+}
+race_finish() {
+  local old="$1" new="$2" old_pid new_pid _
+  read -r old_pid new_pid <<<"$race_pids"
+  for _ in $(seq 1 300); do
+    [ "$(monitor_sql "SELECT goalstate FROM pgautofailover.node WHERE nodename = '$old'")" = draining ] && break
+    sleep 0.1
+  done
+  echo "$(date -u +%T) $old assigned $(monitor_sql "SELECT goalstate FROM pgautofailover.node WHERE nodename = '$old'")"
+  monitor_sql "UPDATE pgautofailover.node SET goalstate = 'wait_primary' WHERE nodename = '$old'" >/dev/null
+  kill -CONT "$old_pid"
+  for _ in $(seq 1 100); do
+    [ "$(monitor_sql "SELECT reportedstate FROM pgautofailover.node WHERE nodename = '$old'")" = wait_primary ] && break
+    sleep 0.1
+  done
+  echo "$(date -u +%T) $old reports $(monitor_sql "SELECT reportedstate FROM pgautofailover.node WHERE nodename = '$old'")"
+  kill -CONT "$new_pid"
+}
 
 # The application's URL: the formation's hosts, read-write, as the superuser with a
 # password (trust ignores it; no log may show it).
@@ -254,7 +296,7 @@ load_pid=$!
 event() { echo "$(date +%s.%N | cut -c1-14) $1" >> "$work/events.txt"; echo "  $(date -u +%T) $1"; }
 sleep 20
 event "switchover"
-paf_switchover
+paf_switchover || { cat "$paf/switchover.log"; paf_state; echo "the switchover failed" >&2; exit 1; }
 paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchover" >&2; exit 1; }
 event "switchover-done"
 sleep 15
@@ -271,7 +313,11 @@ event "node2-secondary"
 paf_state
 sleep 5
 event "switchback"
-paf_switchover
+race_begin node1 node2
+race_finish node1 node2 > "$work/race.log" 2>&1 &
+race_pid=$!
+paf_switchover || { cat "$paf/switchover.log"; paf_state; echo "the switchback failed" >&2; exit 1; }
+wait "$race_pid" || true
 paf_wait node2 primary 90 && paf_wait node1 secondary 60 || { paf_state; echo "no primary after switchback" >&2; exit 1; }
 event "switchback-done"
 switchback_done="$(date +%s)"
@@ -409,8 +455,19 @@ check "no acknowledged write lost (samples equal a clean server's)" 'diff -q "$w
 check "the nightly rollup equals a clean server's (nights)" 'diff -q "$work/ha-nights.txt" "$work/clean-nights.txt" >/dev/null'
 check "the nightly rollup equals a clean server's (summaries)" 'diff -q "$work/ha-summaries.txt" "$work/clean-summaries.txt" >/dev/null && [ -s "$work/ha-summaries.txt" ]'
 check "the nightly rollup ran without failures" '! grep -Eq "rollup failed|[1-9][0-9]* failed" "$work/rollup.log"'
-check "writes stopped under 10 s after each switchover" \
-  'awk '"'"'$1 ~ /switch/ && $2 == "writes" && $3 >= 10 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
+# The switchover script's lines, one run each: did it fence, did #774 strike.
+fences="$(grep -c ": fencing " "$paf/switchover.log" || true)"
+struck_first="$(awk '/: fencing / { n++ } /issue #774:/ && n == 1 { s = 1 } END { print s + 0 }' "$paf/switchover.log")"
+struck_second="$(awk '/: fencing / { n++ } /issue #774:/ && n == 2 { s = 1 } END { print s + 0 }' "$paf/switchover.log")"
+first_bound=$([ "$struck_first" -eq 1 ] && echo 45 || echo 10)
+check "each switchover fenced the old primary first (deploy/ha/switchover.sh)" \
+  '[ "$fences" -eq 2 ] && [ "$(grep -c ": done: " "$paf/switchover.log")" -eq 2 ]'
+check "the switchback met issue #774 (node1 reported wait_primary, node2 promoted)" \
+  'grep -q " node1 reports wait_primary" "$work/race.log" && [ "$struck_second" -eq 1 ]'
+check "writes stopped under $first_bound s after the switchover$([ "$struck_first" -eq 0 ] || echo " (#774 struck)")" \
+  'awk -v b="$first_bound" '"'"'$1 == "switchover" && $2 == "writes" && $3 >= b { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
+check "writes stopped under 45 s after the switchback (#774: the demote timeout, 30 s)" \
+  'awk '"'"'$1 == "switchback" && $2 == "writes" && $3 >= 45 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
 check "writes stopped under 90 s after the kill" \
   'awk '"'"'$1 == "kill" && $2 == "writes" && $3 >= 90 { bad = 1 } END { exit bad }'"'"' "$work/gaps.txt"'
 check "the server and the worker never needed a restart" '[ "$server_alive" -eq 1 ] && [ "$worker_alive" -eq 1 ]'

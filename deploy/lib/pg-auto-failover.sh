@@ -18,7 +18,8 @@
 #   paf_kill NAME               SIGKILL to NAME's postgres and its keeper's process group
 #   paf_wait NAME STATE SECS    waits until the monitor reports NAME in STATE (both the
 #                               reported and the assigned state); 1 after SECS
-#   paf_switchover              `pg_autoctl perform switchover` of the formation
+#   paf_switchover              a switchover of the formation by deploy/ha/switchover.sh
+#                               (the old primary fenced first); 1 when it failed
 #   paf_state                   `pg_autoctl show state`
 #   paf_formation_uri           the formation's multi-host URI (target_session_attrs=read-write)
 #   paf_stop_all                stops every keeper and postgres the script started
@@ -31,6 +32,7 @@ paf_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 paf_service_user=sleepledger
 paf_names=()
 paf_archive_command=""
+paf_switchover_script="$(cd "$(dirname "${BASH_SOURCE[0]}")/../ha" && pwd)/switchover.sh"
 
 paf_test_start() {
   release_binaries sleepledger sleepledger-admin make-export
@@ -44,6 +46,8 @@ paf_test_start() {
 paf_setup() {
   paf="$1"
   mkdir -p "$paf/run"
+  # The switchover script, where the service user can read it (a checkout may not be).
+  cp "$paf_switchover_script" "$paf/switchover.sh"
   if [ "$(id -u)" -eq 0 ]; then
     id "$paf_service_user" >/dev/null 2>&1 ||
       useradd --system --no-create-home --shell /usr/sbin/nologin "$paf_service_user"
@@ -145,17 +149,15 @@ sys.exit(0 if nodes and nodes[0]["current_group_state"] == state == nodes[0]["as
   return 1
 }
 
-# paf_switchover: starts `pg_autoctl perform switchover` (its own wait for the new primary
-# can fail on a notification it misreads: wait with paf_wait instead); 8 s later, the
-# processes the old primary still has go to switchover-processes.log, for a slow demotion.
+# paf_switchover: a planned switchover the way operators run one, deploy/ha/switchover.sh
+# (the old primary fenced first: pg_auto_failover issue #774), as the service user over
+# loopback; its lines go to switchover.log. 8 s after it began, the processes the old
+# primary still has go to switchover-processes.log, for a slow demotion.
 paf_switchover() {
   local primary
   primary="$(as_service pg_autoctl show state --pgdata "$paf/monitor" --json 2>/dev/null | python3 -c '
 import json, sys
 print(" ".join(n["nodename"] for n in json.load(sys.stdin) if n["current_group_state"] == "primary"))')"
-  # In the background: pg_autoctl 2.0 waits (up to 90 s) whatever --wait says.
-  as_service pg_autoctl perform switchover --pgdata "$paf/monitor" --formation default --group 0 \
-    >> "$paf/switchover.log" 2>&1 &
   (
     sleep 8
     local postmaster
@@ -163,6 +165,8 @@ print(" ".join(n["nodename"] for n in json.load(sys.stdin) if n["current_group_s
     [ -z "$postmaster" ] || { date -u +%T; ps -o pid,stat,wchan:32,etime,args --ppid "$postmaster"; } \
       >> "$paf/switchover-processes.log" 2>&1
   ) &
+  as_service bash "$paf/switchover.sh" --pgdata "$paf/monitor" --connect "user=$paf_service_user dbname=postgres" \
+    >> "$paf/switchover.log" 2>&1
 }
 
 paf_formation_uri() {
