@@ -56,14 +56,15 @@ paf_setup() {
 }
 
 # as_service COMMAND...: COMMAND as the service user (as root) with a clean environment:
-# PostgreSQL's binaries first on PATH, pg_autoctl's configuration and state under paf.
+# PostgreSQL's binaries first on PATH, pg_autoctl's configuration and state under paf, run
+# from / (PostgreSQL's tools complain of a working folder the service user cannot read).
 as_service() {
   local environment=(PATH="$paf_bin:/usr/bin:/bin" HOME="$paf" XDG_CONFIG_HOME="$paf/config"
     XDG_DATA_HOME="$paf/data" XDG_RUNTIME_DIR="$paf/run" PGHOST="$paf/run")
   if [ "$(id -u)" -eq 0 ]; then
-    runuser -u "$paf_service_user" -- env -i "${environment[@]}" "$@"
+    runuser -u "$paf_service_user" -- env -i -C / "${environment[@]}" "$@"
   else
-    env -i "${environment[@]}" "$@"
+    env -i -C / "${environment[@]}" "$@"
   fi
 }
 
