@@ -130,9 +130,10 @@ backrest_passed() {
 backrest_check before node1
 
 # Issue #774 on purpose (item 4 above). race_begin OLD NEW pauses both keepers' services
-# that talk to the monitor (their PostgreSQL runs on); race_finish OLD NEW, in the
+# that talk to the monitor (their PostgreSQL runs on); race_finish OLD, in the
 # background while the switchover runs, waits for the monitor to assign OLD draining, sets
-# OLD's goal to wait_primary, resumes OLD's keeper until it reports wait_primary, then NEW's.
+# OLD's goal to wait_primary, resumes OLD's keeper until it reports wait_primary, then the
+# other's.
 # node_active_pid NAME: that service of NAME's keeper (the last its supervisor started).
 node_active_pid() {
   sed -n 's/.*Started pg_autoctl node-active service with pid \([0-9]*\).*/\1/p' "$paf/$1.run.log" | tail -1
@@ -143,21 +144,24 @@ race_begin() {
   # shellcheck disable=SC2086
   kill -STOP $race_pids
 }
-race_finish() {
-  local old="$1" new="$2" old_pid new_pid _
-  read -r old_pid new_pid <<<"$race_pids"
+# node_state NAME COLUMN VALUE: waits up to 30 s for the monitor's COLUMN of NAME to be
+# VALUE; prints the last value read.
+node_state() {
+  local value _
   for _ in $(seq 1 300); do
-    [ "$(monitor_sql "SELECT goalstate FROM pgautofailover.node WHERE nodename = '$old'")" = draining ] && break
+    value="$(monitor_sql "SELECT $2 FROM pgautofailover.node WHERE nodename = '$1'")"
+    [ "$value" = "$3" ] && break
     sleep 0.1
   done
-  echo "$(date -u +%T) $old assigned $(monitor_sql "SELECT goalstate FROM pgautofailover.node WHERE nodename = '$old'")"
+  echo "$value"
+}
+race_finish() {
+  local old="$1" old_pid new_pid
+  read -r old_pid new_pid <<<"$race_pids"
+  echo "$(date -u +%T) $old assigned $(node_state "$old" goalstate draining)"
   monitor_sql "UPDATE pgautofailover.node SET goalstate = 'wait_primary' WHERE nodename = '$old'" >/dev/null
   kill -CONT "$old_pid"
-  for _ in $(seq 1 100); do
-    [ "$(monitor_sql "SELECT reportedstate FROM pgautofailover.node WHERE nodename = '$old'")" = wait_primary ] && break
-    sleep 0.1
-  done
-  echo "$(date -u +%T) $old reports $(monitor_sql "SELECT reportedstate FROM pgautofailover.node WHERE nodename = '$old'")"
+  echo "$(date -u +%T) $old reports $(node_state "$old" reportedstate wait_primary)"
   kill -CONT "$new_pid"
 }
 
@@ -314,7 +318,7 @@ paf_state
 sleep 5
 event "switchback"
 race_begin node1 node2
-race_finish node1 node2 > "$work/race.log" 2>&1 &
+race_finish node1 > "$work/race.log" 2>&1 &
 race_pid=$!
 paf_switchover || { cat "$paf/switchover.log"; paf_state; echo "the switchback failed" >&2; exit 1; }
 wait "$race_pid" || true
@@ -457,8 +461,8 @@ check "the nightly rollup equals a clean server's (summaries)" 'diff -q "$work/h
 check "the nightly rollup ran without failures" '! grep -Eq "rollup failed|[1-9][0-9]* failed" "$work/rollup.log"'
 # The switchover script's lines, one run each: did it fence, did #774 strike.
 fences="$(grep -c ": fencing " "$paf/switchover.log" || true)"
-struck_first="$(awk '/: fencing / { n++ } /issue #774:/ && n == 1 { s = 1 } END { print s + 0 }' "$paf/switchover.log")"
-struck_second="$(awk '/: fencing / { n++ } /issue #774:/ && n == 2 { s = 1 } END { print s + 0 }' "$paf/switchover.log")"
+read -r struck_first struck_second <<<"$(awk '/: fencing / { n++ } /issue #774:/ { s[n] = 1 }
+  END { print s[1] + 0, s[2] + 0 }' "$paf/switchover.log")"
 first_bound=$([ "$struck_first" -eq 1 ] && echo 45 || echo 10)
 check "each switchover fenced the old primary first (deploy/ha/switchover.sh)" \
   '[ "$fences" -eq 2 ] && [ "$(grep -c ": done: " "$paf/switchover.log")" -eq 2 ]'

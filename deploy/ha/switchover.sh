@@ -86,7 +86,9 @@ say "fencing $old ($host:$port): default_transaction_read_only = on"
 node_sql "$host" "$port" -c "ALTER SYSTEM SET default_transaction_read_only = on" -c "SELECT pg_reload_conf()" \
   >/dev/null
 began=0
-trap '[ "$began" -eq 1 ] || { say "lifting the fence on $old: the switchover did not begin"; unfence || true; }' EXIT
+perform_log="$(mktemp)"
+trap 'rm -f "$perform_log"
+  [ "$began" -eq 1 ] || { say "lifting the fence on $old: the switchover did not begin"; unfence || true; }' EXIT
 # A new session sees the fence once the reload reached the backends.
 for _ in $(seq 1 50); do
   [ "$(node_sql "$host" "$port" -c "SHOW default_transaction_read_only")" = on ] && break
@@ -108,7 +110,6 @@ done
 say "pg_autoctl perform switchover (formation $formation, group $group)"
 began=1
 # pg_autoctl 2.0 waits for a notification it can misread: its own wait is not the judge.
-perform_log="$(mktemp)"
 pg_autoctl perform switchover --pgdata "$pgdata" --formation "$formation" --group "$group" > "$perform_log" 2>&1 &
 perform=$!
 deadline=$(($(date +%s) + timeout))
@@ -120,12 +121,11 @@ while true; do
   if [ "$exited" -eq 1 ] && settled "$old" primary <<<"$state"; then
     # The monitor refused (a node in maintenance, say): nothing was handed over.
     cat "$perform_log" >&2
-    rm -f "$perform_log"
     began=0
     exit 1
   fi
-  if [ "$struck" -eq 0 ] && awk -v name="$old" '$1 == name && ($4 == "wait_primary" || $5 == "wait_primary")' \
-    <<<"$state" | grep -q .; then
+  if [ "$struck" -eq 0 ] && awk -v name="$old" '$1 == name && ($4 == "wait_primary" || $5 == "wait_primary") {
+    found = 1 } END { exit !found }' <<<"$state"; then
     struck=1
     say "pg_auto_failover issue #774: $old was put in wait_primary during the switchover;" \
       "the fence keeps writes off it until the monitor demotes it (its demote timeout, 30 s by default)"
@@ -141,6 +141,5 @@ while true; do
 done
 kill "$perform" 2>/dev/null || true
 wait "$perform" 2>/dev/null || true
-rm -f "$perform_log"
 unfence
 say "done: $new is the primary, $old its secondary (fence lifted)$([ "$struck" -eq 0 ] || echo "; issue #774 struck")"
